@@ -1,0 +1,16 @@
+//! Subcommand front ends: argument structs and the glue that calls the library.
+
+pub mod bench;
+pub mod play;
+pub mod solve;
+pub mod vision;
+
+/// Exit code for an error: 2 when the screen showed no usable board, else 1.
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    if let Some(v) = e.downcast_ref::<gridbot::vision::VisionError>() {
+        if v.is_no_board() {
+            return 2;
+        }
+    }
+    1
+}

@@ -1,0 +1,84 @@
+//! The collapse family (SameGame, PopStar, Swell Foop) as a [`Game`].
+
+pub mod rules;
+pub mod solver;
+
+pub use rules::{CBoard, Group, Scoring};
+pub use solver::{solve, SolverParams};
+
+use crate::act::Move;
+use crate::board::Board;
+use crate::games::{Budget, Game, GameError, Solution};
+
+/// A collapse game with one scoring.
+#[derive(Debug, Clone)]
+pub struct Collapse {
+    pub scoring: Scoring,
+    pub params: SolverParams,
+}
+
+impl Collapse {
+    pub fn new(scoring: Scoring) -> Self {
+        Collapse {
+            scoring,
+            params: SolverParams::preset(scoring),
+        }
+    }
+}
+
+/// Runs `f` on the board converted to the smallest fitting capacity.
+macro_rules! with_cboard {
+    ($board:expr, |$cb:ident| $body:expr) => {{
+        let cells = $board.rows() * $board.cols();
+        if cells <= 128 {
+            let $cb = CBoard::<128>::from_board($board)?;
+            $body
+        } else if cells <= 320 {
+            let $cb = CBoard::<320>::from_board($board)?;
+            $body
+        } else {
+            let $cb = CBoard::<1024>::from_board($board)?;
+            $body
+        }
+    }};
+}
+
+impl Game for Collapse {
+    fn name(&self) -> &'static str {
+        match self.scoring {
+            Scoring::PopStar => "popstar",
+            Scoring::SameGame => "samegame",
+        }
+    }
+
+    fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError> {
+        with_cboard!(board, |cb| Ok(solve(&cb, self.scoring, &self.params, budget)))
+    }
+
+    fn apply(&self, board: &Board, mv: &Move) -> Result<(Board, i64), GameError> {
+        let Move::Click(cell) = mv else {
+            return Err(GameError::IllegalMove(mv.clone()));
+        };
+        with_cboard!(board, |cb| {
+            let mut cb = cb;
+            let idx = cb.index_of(*cell).ok_or_else(|| GameError::IllegalMove(mv.clone()))?;
+            let n = cb.remove_group(idx);
+            if n < 2 {
+                return Err(GameError::IllegalMove(mv.clone()));
+            }
+            Ok((cb.to_board(), self.scoring.group_points(n) as i64))
+        })
+    }
+
+    fn is_over(&self, board: &Board) -> bool {
+        let over = || -> Result<bool, GameError> { with_cboard!(board, |cb| Ok(!cb.has_move())) };
+        over().unwrap_or(true)
+    }
+
+    fn final_bonus(&self, board: &Board) -> i64 {
+        let bonus = || -> Result<i64, GameError> {
+            with_cboard!(board, |cb| Ok(self.scoring.end_bonus(cb.remaining()) as i64))
+        };
+        bonus().unwrap_or(0)
+    }
+}

@@ -1,0 +1,381 @@
+//! Collapse solver: anytime, portfolio beam search bucketed by cells remaining.
+//!
+//! Starting point (the PopStar beam search known from the community solvers):
+//! states are bucketed by the number of cells left, duplicates are removed, each
+//! bucket keeps its best `width` states by "score + potential of the groups on
+//! the board", and buckets are expanded from the fullest to the emptiest, so
+//! states are only ever compared with states that removed as many cells.
+//!
+//! What we add:
+//! - a greedy pass first, so any budget returns a complete line of play;
+//! - iterative widening (width doubles each pass) under a [`Budget`], keeping
+//!   the best complete game seen in any pass, including a pass cut short;
+//! - a portfolio: each worker thread runs the search with its own evaluation
+//!   weights ([`EvalWeights`]); boards differ in which weighting suits them, so
+//!   two different searches beat one search twice as wide;
+//! - a colour term in the evaluation (the points a colour would give if all its
+//!   cells ended in one group), which steers play towards the big final group
+//!   that dominates PopStar scores.
+//!
+//! Deterministic: with `Budget::width` (no clock) the result and node count are
+//! fixed for a board.
+
+use serde::{Deserialize, Serialize};
+
+use super::rules::{CBoard, Group, Scoring};
+use crate::act::Move;
+use crate::games::{Budget, SearchStats, Solution};
+
+/// Weights of the state evaluation `score + g * Σ_groups pts(n) + c * Σ_colours pts(k)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EvalWeights {
+    /// Weight of the points the groups now on the board would give.
+    pub groups: f32,
+    /// Weight of the points each colour would give as one group.
+    pub colours: f32,
+}
+
+/// Tunables of the collapse solver (plain data, named presets).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SolverParams {
+    /// Width of the first beam pass; later passes double it.
+    pub start_width: usize,
+    /// Largest width a pass may use.
+    pub max_width: usize,
+    /// One evaluation per worker; with one thread only the first is used.
+    pub portfolio: Vec<EvalWeights>,
+}
+
+impl SolverParams {
+    /// The tuned preset for a scoring.
+    pub fn preset(scoring: Scoring) -> Self {
+        match scoring {
+            Scoring::PopStar | Scoring::SameGame => SolverParams {
+                start_width: 16,
+                max_width: 1 << 20,
+                portfolio: vec![
+                    EvalWeights {
+                        groups: 1.0,
+                        colours: 0.0,
+                    },
+                    EvalWeights {
+                        groups: 1.0,
+                        colours: 0.1,
+                    },
+                ],
+            },
+        }
+    }
+
+    /// The reference algorithm: groups potential only, one evaluation.
+    pub fn reference() -> Self {
+        SolverParams {
+            start_width: 16,
+            max_width: 1 << 20,
+            portfolio: vec![EvalWeights {
+                groups: 1.0,
+                colours: 0.0,
+            }],
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Node<const N: usize> {
+    board: CBoard<N>,
+    score: i32,
+    value: i32,
+    hash: u64,
+    /// Index in the history arena of the parent's entry.
+    parent: u32,
+    /// The move that led here (cell index of the group).
+    rep: u16,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+fn evaluate<const N: usize>(
+    b: &CBoard<N>,
+    score: i32,
+    scoring: Scoring,
+    w: &EvalWeights,
+    groups: &mut Vec<Group>,
+) -> i32 {
+    b.groups(groups);
+    if !groups.iter().any(|g| g.size >= 2) {
+        return score + scoring.end_bonus(b.remaining());
+    }
+    let mut gsum = 0i64;
+    for g in groups.iter() {
+        if g.size >= 2 {
+            gsum += scoring.group_points(g.size as u32) as i64;
+        }
+    }
+    let mut v = score as f32 + w.groups * gsum as f32;
+    if w.colours != 0.0 {
+        let counts = b.colour_counts();
+        let csum: i64 = counts[1..]
+            .iter()
+            .filter(|&&k| k >= 2)
+            .map(|&k| scoring.group_points(k as u32) as i64)
+            .sum();
+        v += w.colours * csum as f32;
+    }
+    v as i32
+}
+
+/// The best complete game a pass found: final score and its history entry.
+#[derive(Clone, Copy)]
+struct Best {
+    total: i32,
+    hist: u32,
+}
+
+struct Pass<'a, const N: usize> {
+    scoring: Scoring,
+    weights: EvalWeights,
+    budget: &'a Budget<'a>,
+    /// (parent, rep) of every expanded node.
+    history: Vec<(u32, u16)>,
+    nodes: u64,
+    groups: Vec<Group>,
+}
+
+impl<'a, const N: usize> Pass<'a, N> {
+    fn record(&mut self, parent: u32, rep: u16) -> u32 {
+        self.history.push((parent, rep));
+        (self.history.len() - 1) as u32
+    }
+
+    /// Keeps the best `width` distinct states of a bucket.
+    fn prune(bucket: &mut Vec<Node<N>>, width: usize) {
+        bucket.sort_unstable_by(|a, b| a.hash.cmp(&b.hash).then(b.score.cmp(&a.score)));
+        bucket.dedup_by(|a, b| a.hash == b.hash);
+        if bucket.len() > width {
+            bucket.select_nth_unstable_by(width - 1, |a, b| b.value.cmp(&a.value));
+            bucket.truncate(width);
+        }
+    }
+
+    /// One beam pass; returns the best complete game and whether it ran to the end.
+    fn run(&mut self, root: &CBoard<N>, width: usize, node_cap: u64) -> (Option<Best>, bool) {
+        let total = root.remaining() as usize;
+        let mut buckets: Vec<Vec<Node<N>>> = (0..=total).map(|_| Vec::new()).collect();
+        buckets[total].push(Node {
+            board: root.clone(),
+            score: 0,
+            value: 0,
+            hash: root.hash64(),
+            parent: NO_PARENT,
+            rep: u16::MAX,
+        });
+        let mut best: Option<Best> = None;
+        let mut groups = std::mem::take(&mut self.groups);
+        let mut child_groups = Vec::new();
+        let mut complete = true;
+        'outer: for r in (0..=total).rev() {
+            let mut bucket = std::mem::take(&mut buckets[r]);
+            if bucket.is_empty() {
+                continue;
+            }
+            Self::prune(&mut bucket, width);
+            for node in bucket {
+                if self.budget.stop.should_stop() || self.nodes >= node_cap {
+                    complete = false;
+                    break 'outer;
+                }
+                let hist = if node.parent == NO_PARENT && node.rep == u16::MAX {
+                    NO_PARENT
+                } else {
+                    self.record(node.parent, node.rep)
+                };
+                node.board.groups(&mut groups);
+                let mut any = false;
+                for g in groups.iter().filter(|g| g.size >= 2) {
+                    any = true;
+                    let mut child = node.board.clone();
+                    let n = child.remove_group(g.rep);
+                    let score = node.score + self.scoring.group_points(n);
+                    let value = evaluate(&child, score, self.scoring, &self.weights, &mut child_groups);
+                    self.nodes += 1;
+                    let dest = &mut buckets[r - n as usize];
+                    dest.push(Node {
+                        hash: child.hash64(),
+                        board: child,
+                        score,
+                        value,
+                        parent: hist,
+                        rep: g.rep,
+                    });
+                    if dest.len() >= 4 * width.max(16) {
+                        Self::prune(dest, width);
+                    }
+                }
+                if !any {
+                    let t = node.score + self.scoring.end_bonus(r as u32);
+                    if best.is_none_or(|b| t > b.total) {
+                        best = Some(Best { total: t, hist });
+                    }
+                }
+            }
+        }
+        self.groups = groups;
+        (best, complete)
+    }
+
+    /// The moves (group cell indices) leading to a history entry, first move first.
+    fn line(&self, mut hist: u32) -> Vec<u16> {
+        let mut out = Vec::new();
+        while hist != NO_PARENT {
+            let (parent, rep) = self.history[hist as usize];
+            out.push(rep);
+            hist = parent;
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// One worker: a greedy pass, then widening passes until the budget ends.
+fn worker<const N: usize>(
+    root: &CBoard<N>,
+    scoring: Scoring,
+    params: &SolverParams,
+    weights: EvalWeights,
+    budget: &Budget,
+) -> (i32, Vec<u16>, SearchStats) {
+    let mut pass: Pass<N> = Pass {
+        scoring,
+        weights,
+        budget,
+        history: Vec::new(),
+        nodes: 0,
+        groups: Vec::new(),
+    };
+    let mut stats = SearchStats::default();
+    let node_cap = budget.nodes.unwrap_or(u64::MAX);
+    // Width 1 ignores the clock so there is always a complete answer.
+    let never = crate::games::NeverStop;
+    let greedy_budget = Budget {
+        stop: &never,
+        ..*budget
+    };
+    let mut greedy: Pass<N> = Pass {
+        budget: &greedy_budget,
+        history: Vec::new(),
+        nodes: 0,
+        groups: Vec::new(),
+        ..pass
+    };
+    let (g, _) = greedy.run(root, 1, u64::MAX);
+    let mut best_total = g.map_or(0, |b| b.total);
+    let mut best_line = g.map(|b| greedy.line(b.hist)).unwrap_or_default();
+    pass.nodes = greedy.nodes;
+    stats.passes = 1;
+    stats.width = 1;
+    let widths: Vec<usize> = match budget.width {
+        Some(w) => vec![w.max(1)],
+        None => {
+            let mut v = Vec::new();
+            let mut w = params.start_width.max(2);
+            while w <= params.max_width {
+                v.push(w);
+                w *= 2;
+            }
+            v
+        }
+    };
+    for w in widths {
+        pass.history.clear();
+        let (b, complete) = pass.run(root, w, node_cap);
+        if let Some(b) = b {
+            if b.total > best_total {
+                best_total = b.total;
+                best_line = pass.line(b.hist);
+            }
+        }
+        if !complete {
+            break;
+        }
+        stats.passes += 1;
+        stats.width = w;
+    }
+    stats.nodes = pass.nodes;
+    (best_total, best_line, stats)
+}
+
+/// Searches for the best line of play from `root`.
+pub fn solve<const N: usize>(
+    root: &CBoard<N>,
+    scoring: Scoring,
+    params: &SolverParams,
+    budget: &Budget,
+) -> Solution {
+    let threads = budget.threads.clamp(1, params.portfolio.len().max(1));
+    let fallback = [EvalWeights {
+        groups: 1.0,
+        colours: 0.0,
+    }];
+    let portfolio = if params.portfolio.is_empty() {
+        &fallback[..]
+    } else {
+        &params.portfolio[..threads]
+    };
+    let results: Vec<(i32, Vec<u16>, SearchStats)> = if portfolio.len() == 1 {
+        vec![worker(root, scoring, params, portfolio[0], budget)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = portfolio
+                .iter()
+                .map(|&w| s.spawn(move || worker(root, scoring, params, w, budget)))
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|h| h.join().ok())
+                .collect()
+        })
+    };
+    let mut stats = SearchStats::default();
+    let mut best: (i32, Vec<u16>) = (i32::MIN, Vec::new());
+    for (total, line, st) in results {
+        stats.nodes += st.nodes;
+        stats.width = stats.width.max(st.width);
+        stats.passes += st.passes;
+        if total > best.0 {
+            best = (total, line);
+        }
+    }
+    replay_line(root, scoring, &best.1, stats)
+}
+
+/// Turns a line of group indices into a [`Solution`] with the boards after each move.
+fn replay_line<const N: usize>(
+    root: &CBoard<N>,
+    scoring: Scoring,
+    line: &[u16],
+    stats: SearchStats,
+) -> Solution {
+    let mut b = root.clone();
+    let mut moves = Vec::with_capacity(line.len());
+    let mut boards = Vec::with_capacity(line.len());
+    let mut rewards = Vec::with_capacity(line.len());
+    let mut score = 0i64;
+    for &rep in line {
+        let cell = b.cell_of(rep);
+        let n = b.remove_group(rep);
+        debug_assert!(n >= 2, "solver produced an illegal move");
+        let pts = scoring.group_points(n) as i64;
+        score += pts;
+        moves.push(Move::Click(cell));
+        boards.push(b.to_board());
+        rewards.push(pts);
+    }
+    score += scoring.end_bonus(b.remaining()) as i64;
+    Solution {
+        moves,
+        boards,
+        rewards,
+        score,
+        stats,
+    }
+}

@@ -1,0 +1,122 @@
+//! Game families: pure rules and solvers behind one [`Game`] trait.
+//!
+//! Nothing here reads the clock, sleeps or does I/O: a search is bounded by a
+//! [`Budget`] whose [`Stop`] check the caller provides (the loop and the CLI pass
+//! a wall-clock deadline; tests pass node or width limits), which keeps solver
+//! results exactly reproducible.
+
+pub mod collapse;
+
+use serde::Serialize;
+
+use crate::act::Move;
+use crate::board::Board;
+
+/// Asked now and then by a search; `true` means "return your best so far".
+pub trait Stop: Sync {
+    fn should_stop(&self) -> bool;
+}
+
+/// Never stops: the search ends on its width or node limits alone.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NeverStop;
+
+impl Stop for NeverStop {
+    fn should_stop(&self) -> bool {
+        false
+    }
+}
+
+/// What a search may spend.
+#[derive(Clone, Copy)]
+pub struct Budget<'a> {
+    /// Checked between units of work (wall clock in the CLI).
+    pub stop: &'a dyn Stop,
+    /// A deterministic cap on the search width (family-specific meaning).
+    pub width: Option<usize>,
+    /// A deterministic cap on expanded nodes.
+    pub nodes: Option<u64>,
+    /// Worker threads the search may use (1 = single-threaded, deterministic).
+    pub threads: usize,
+}
+
+impl<'a> Budget<'a> {
+    /// A budget bounded only by a width limit: fully deterministic.
+    pub fn width(width: usize) -> Budget<'static> {
+        Budget {
+            stop: &NeverStop,
+            width: Some(width),
+            nodes: None,
+            threads: 1,
+        }
+    }
+}
+
+/// Search statistics reported with a solution.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SearchStats {
+    /// Children generated.
+    pub nodes: u64,
+    /// The widest search that completed.
+    pub width: usize,
+    /// Completed search passes.
+    pub passes: u32,
+}
+
+/// A solver's answer: the moves, the board expected after each, the score.
+#[derive(Debug, Clone)]
+pub struct Solution {
+    pub moves: Vec<Move>,
+    /// `boards[i]` is the board expected after `moves[i]`.
+    pub boards: Vec<Board>,
+    /// Points earned by each move (the final bonus is not in here).
+    pub rewards: Vec<i64>,
+    /// Total predicted score including any end-of-game bonus.
+    pub score: i64,
+    pub stats: SearchStats,
+}
+
+/// Errors of the rules and solvers.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum GameError {
+    #[error("unknown game {0:?} (known: popstar, samegame)")]
+    UnknownGame(String),
+    #[error("board has {0} unread cells; refusing to act on it")]
+    Unread(usize),
+    #[error("board is {rows}x{cols}; this game supports at most {max_rows}x{max_cols}")]
+    TooLarge {
+        rows: usize,
+        cols: usize,
+        max_rows: usize,
+        max_cols: usize,
+    },
+    #[error("illegal move {0:?}")]
+    IllegalMove(Move),
+    #[error("cell at row {row}, column {col} floats above an empty cell or column")]
+    Floating { row: usize, col: usize },
+    #[error("invalid cell value {value} at row {row}, column {col}")]
+    BadCell { row: usize, col: usize, value: u8 },
+}
+
+/// One game (a family plus its variant rules), as the loop and the CLI see it.
+pub trait Game: Send + Sync {
+    /// The `--game` name.
+    fn name(&self) -> &'static str;
+    /// Searches for the best line of play from `board`.
+    fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError>;
+    /// Plays one move: the board after it and the points it earns.
+    fn apply(&self, board: &Board, mv: &Move) -> Result<(Board, i64), GameError>;
+    /// True when no move is left.
+    fn is_over(&self, board: &Board) -> bool;
+    /// Points added when the game ends on `board`.
+    fn final_bonus(&self, board: &Board) -> i64;
+}
+
+/// The game behind a `--game` name.
+pub fn by_name(name: &str) -> Result<Box<dyn Game>, GameError> {
+    match name {
+        "popstar" => Ok(Box::new(collapse::Collapse::new(collapse::Scoring::PopStar))),
+        "samegame" | "swell-foop" => Ok(Box::new(collapse::Collapse::new(collapse::Scoring::SameGame))),
+        _ => Err(GameError::UnknownGame(name.to_string())),
+    }
+}
