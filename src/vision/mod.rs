@@ -1,21 +1,54 @@
 //! Vision: from a window picture to a board.
 //!
-//! STUB: API only; the implementation is in progress.
+//! Layers (each a submodule):
+//! - [`layout`]: the calibration file (geometry, sampling pattern, palette) and
+//!   its scaling to other window sizes;
+//! - [`classify`]: pixels to cells ([`read_board`]);
+//! - [`locate`]: finding the board rectangle in a screenshot;
+//! - [`calibrate`]: learning a calibration from a screenshot;
+//! - [`overlay`]: pictures a person can check; [`draw`] the primitives;
+//! - [`replay`]: reading recorded fixtures and comparing with their labels.
+//!
+//! Coordinates: window pixels (x right, y down, origin at the window's
+//! top-left); calibrations store them for a reference window size and are
+//! scaled to the picture. Colours are CIE Lab (D65), differences CIE76 ΔE
+//! ([`colour`]).
+//!
+//! Invariants: reading is pure and deterministic (no clock, no I/O). File I/O
+//! happens only at the edges: [`Calibration::load`]/[`Calibration::save`],
+//! [`load_image`] and the fixture [`replay`].
+
+pub mod calibrate;
+pub mod classify;
+pub mod colour;
+pub mod draw;
+pub mod layout;
+pub mod locate;
+pub mod overlay;
+pub mod replay;
 
 use std::path::Path;
 
 use image::RgbImage;
 
-use crate::board::{Board, Cell};
+use crate::board::Board;
+
+pub use classify::{read_board, read_cells, CellReading};
+pub use layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, WindowSize};
 
 /// Errors of the vision layer; they carry their measurements.
 #[derive(Debug, thiserror::Error)]
 pub enum VisionError {
+    /// The picture shows no usable board (exit code 2); the text says what was
+    /// measured.
     #[error("no board found: {0}")]
     NoBoard(String),
     #[error("{path}: {reason}")]
     Calibration { path: String, reason: String },
-    #[error("screenshot is {found_w}x{found_h}, calibration expects {want_w}x{want_h}")]
+    #[error(
+        "screenshot is {found_w}x{found_h}, calibration expects {want_w}x{want_h} \
+         (or the same aspect ratio within 2%)"
+    )]
     WrongSize {
         found_w: u32,
         found_h: u32,
@@ -24,6 +57,9 @@ pub enum VisionError {
     },
     #[error("{path}: cannot read image: {reason}")]
     Image { path: String, reason: String },
+    /// Calibration from a screenshot failed; the text says what was measured.
+    #[error("cannot calibrate: {0}")]
+    Calibrate(String),
 }
 
 impl VisionError {
@@ -33,38 +69,22 @@ impl VisionError {
     }
 }
 
-/// Grid geometry and palette for one screen layout (window coordinates).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Calibration {
-    pub rows: usize,
-    pub cols: usize,
-}
-
-impl Calibration {
-    pub fn load(path: &Path) -> Result<Self, VisionError> {
-        Err(VisionError::Calibration {
-            path: path.display().to_string(),
-            reason: "not implemented".into(),
-        })
-    }
-    /// Centre of a cell in window pixels.
-    pub fn cell_centre(&self, _cell: Cell) -> (f64, f64) {
-        (0.0, 0.0)
-    }
-    /// The board rectangle in window pixels: (x, y, w, h).
-    pub fn board_rect(&self) -> (f64, f64, f64, f64) {
-        (0.0, 0.0, 0.0, 0.0)
-    }
-}
-
 /// A board read from a picture, with the colour distance of each cell.
 #[derive(Debug, Clone)]
 pub struct Reading {
     pub board: Board,
+    /// ΔE of each cell (row-major) to the palette colour it was named after.
     pub distances: Vec<f32>,
+    /// Everything measured per cell, row-major.
+    pub cells: Vec<CellReading>,
 }
 
-/// Reads a board from a window picture using a calibration.
-pub fn read_board(_img: &RgbImage, _cal: &Calibration) -> Result<Reading, VisionError> {
-    Err(VisionError::NoBoard("not implemented".into()))
+/// Loads a PNG (or any format the `image` build supports) as RGB.
+pub fn load_image(path: &Path) -> Result<RgbImage, VisionError> {
+    image::open(path)
+        .map(|i| i.into_rgb8())
+        .map_err(|e| VisionError::Image {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })
 }
