@@ -1,28 +1,331 @@
-//! `read`, `calibrate` and `replay`. STUB: in progress.
+//! `read`, `calibrate` and `replay`: the vision front ends.
+//!
+//! They only parse arguments, load files and print; the work is in
+//! `gridbot::vision`. Exit codes: 0 ok, 1 error or mismatch, 2 a screen with
+//! no board (`read`).
 
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
 use clap::Args;
+use gridbot::board::Board;
+use gridbot::games;
+use gridbot::vision::calibrate::{calibrate as learn, CalibrateOptions, CalibrationReport};
+use gridbot::vision::overlay::draw_overlay;
+use gridbot::vision::replay::{fixture_dirs, replay_dir, ReplaySummary};
+use gridbot::vision::{load_image, read_board, Calibration, VisionError};
+use image::RgbImage;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// More images than this get a progress bar (when stderr is a terminal).
+const PROGRESS_MIN: usize = 4;
 
 #[derive(Args)]
 pub struct ReadArgs {
+    /// Game: samegame (Swell Foop) or popstar.
     #[arg(long)]
     game: String,
-}
-#[derive(Args)]
-pub struct CalibrateArgs {
+    /// Calibration file (from `gridbot calibrate`); required for now.
     #[arg(long)]
-    game: String,
-}
-#[derive(Args)]
-pub struct ReplayArgs {
-    dirs: Vec<std::path::PathBuf>,
+    calibration: Option<PathBuf>,
+    /// Print one JSON object per image: board, per-cell distances, unread count.
+    #[arg(long)]
+    json: bool,
+    /// Screenshots of the game window (PNG).
+    #[arg(required = true)]
+    images: Vec<PathBuf>,
 }
 
-pub fn read(_a: ReadArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("read: not implemented yet")
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// Game: samegame (Swell Foop) or popstar.
+    #[arg(long)]
+    game: String,
+    /// A screenshot of the game window.
+    #[arg(long, conflicts_with = "window", required_unless_present = "window")]
+    image: Option<PathBuf>,
+    /// Grab one frame of the window with this title instead.
+    #[arg(long)]
+    window: Option<String>,
+    /// Board rows (default: from --board).
+    #[arg(long)]
+    rows: Option<usize>,
+    /// Board columns (default: from --board).
+    #[arg(long)]
+    cols: Option<usize>,
+    /// Number of tile colours (default: chosen by a distance gap).
+    #[arg(long)]
+    colours: Option<usize>,
+    /// The board shown on the screenshot, as text: names every colour exactly.
+    #[arg(long)]
+    board: Option<String>,
+    /// The board rectangle X,Y,W,H in window pixels (tile extents) instead of finding it.
+    #[arg(long, value_parser = parse_rect)]
+    rect: Option<(f64, f64, f64, f64)>,
+    /// Gap between tiles in pixels, with --rect.
+    #[arg(long, default_value_t = 0.0)]
+    gap: f64,
+    /// Where to write the calibration (default: standard output).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write a picture of the grid and what each cell reads as.
+    #[arg(long)]
+    overlay: Option<PathBuf>,
 }
-pub fn calibrate(_a: CalibrateArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("calibrate: not implemented yet")
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// Fixture directories (each with fixture.toml), or parents of them.
+    /// BLESS=1 rewrites the labels from what is read.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
 }
-pub fn replay(_a: ReplayArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("replay: not implemented yet")
+
+fn parse_rect(s: &str) -> Result<(f64, f64, f64, f64), String> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|p| p.trim().parse::<f64>().map_err(|e| format!("{p:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    match v[..] {
+        [x, y, w, h] if w > 0.0 && h > 0.0 => Ok((x, y, w, h)),
+        _ => Err("expected X,Y,W,H with positive W and H".into()),
+    }
+}
+
+fn progress(n: usize) -> Option<ProgressBar> {
+    if n <= PROGRESS_MIN || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+        pb.set_style(style);
+    }
+    Some(pb)
+}
+
+fn same_game(a: &str, b: &str) -> bool {
+    let norm = |s: &str| if s == "swell-foop" { "samegame".to_string() } else { s.to_string() };
+    norm(a) == norm(b)
+}
+
+/// Per-row distances, rounded to 0.1, for JSON.
+fn distance_rows(distances: &[f32], cols: usize) -> Vec<Vec<f64>> {
+    distances
+        .chunks(cols.max(1))
+        .map(|r| r.iter().map(|d| (*d as f64 * 10.0).round() / 10.0).collect())
+        .collect()
+}
+
+pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
+    let game = games::by_name(&a.game)?;
+    let Some(cal_path) = &a.calibration else {
+        bail!(
+            "read needs --calibration FILE for now (make one with `gridbot calibrate`); \
+             finding the grid without a calibration is a later issue"
+        );
+    };
+    let cal = Calibration::load(cal_path)?;
+    if !cal.game.is_empty() && !same_game(&cal.game, game.name()) {
+        tracing::warn!("{} is a calibration for {}, reading as {}", cal_path.display(), cal.game, game.name());
+    }
+    let pb = progress(a.images.len());
+    let (mut no_board, mut failed) = (false, false);
+    for path in &a.images {
+        let t0 = Instant::now();
+        let result = load_image(path).and_then(|img| read_board(&img, &cal));
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        match result {
+            Ok(r) => {
+                if a.json {
+                    let v = serde_json::json!({
+                        "image": path.display().to_string(),
+                        "board": r.board.to_string(),
+                        "unknown": r.board.unknown_count(),
+                        "distances": distance_rows(&r.distances, r.board.cols()),
+                        "ms": (ms * 1000.0).round() / 1000.0,
+                    });
+                    println!("{v}");
+                } else {
+                    println!("{}", r.board);
+                }
+            }
+            Err(e) => {
+                no_board |= e.is_no_board();
+                failed |= !e.is_no_board();
+                if a.json {
+                    let v = serde_json::json!({
+                        "image": path.display().to_string(),
+                        "error": e.to_string(),
+                        "no_board": e.is_no_board(),
+                    });
+                    println!("{v}");
+                }
+                let line = format!("gridbot: {}: {e}", path.display());
+                match &pb {
+                    Some(pb) => pb.suspend(|| eprintln!("{line}")),
+                    None => eprintln!("{line}"),
+                }
+            }
+        }
+        if let Some(pb) = &pb {
+            pb.inc(1);
+        }
+    }
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    Ok(if failed {
+        1
+    } else if no_board {
+        2
+    } else {
+        0
+    })
+}
+
+fn grab_window(title: &str) -> anyhow::Result<RgbImage> {
+    // TODO(live): `LiveWindow::find(title)?.grab()?.image` once platform::live lands.
+    bail!("--window {title:?}: live capture is not in this build yet; save a screenshot and use --image")
+}
+
+fn print_report(cal: &Calibration, r: &CalibrationReport) {
+    let g = &cal.grid;
+    if let Some(l) = &r.located {
+        eprintln!(
+            "tile pixels: box {:?}, fill {:.0}%, gap contrast x {:.2} y {:.2}",
+            l.bbox,
+            100.0 * l.fill,
+            l.contrast.0,
+            l.contrast.1
+        );
+    }
+    eprintln!(
+        "grid: {}x{} tiles of {:.2}x{:.2} at ({:.2}, {:.2}), gaps {:.2}/{:.2}, window {}x{}",
+        cal.rows, cal.cols, g.cell_width, g.cell_height, g.left, g.top, g.gap_x, g.gap_y, cal.window.width, cal.window.height
+    );
+    for c in &r.classes {
+        let name = match c.value {
+            gridbot::board::EMPTY => ".".to_string(),
+            v => v.to_string(),
+        };
+        eprintln!(
+            "colour {name}: {} cells, Lab ({:.1}, {:.1}, {:.1}), worst ΔE {:.1}{}",
+            c.cells,
+            c.lab[0],
+            c.lab[1],
+            c.lab[2],
+            c.max_distance,
+            if c.outliers.is_empty() {
+                String::new()
+            } else {
+                format!(", {} outliers", c.outliers.len())
+            }
+        );
+    }
+    if let Some((a, b, d)) = r.min_separation {
+        let n = |v: u8| if v == gridbot::board::EMPTY { ".".to_string() } else { v.to_string() };
+        eprintln!("closest colours: {} and {} at ΔE {d:.1}", n(a), n(b));
+    }
+    eprintln!(
+        "threshold ΔE {:.1}, max spread {:.1}, {} anchors",
+        r.threshold,
+        r.max_spread,
+        cal.anchors.len()
+    );
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    match &r.read_back {
+        Ok(b) => eprintln!("reads: {b}"),
+        Err(e) => eprintln!("reads: {e}"),
+    }
+}
+
+pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
+    games::by_name(&a.game)?;
+    let board: Option<Board> = match &a.board {
+        Some(t) => Some(t.parse().context("bad --board")?),
+        None => None,
+    };
+    let rows = a.rows.or(board.as_ref().map(|b| b.rows())).context("need --rows (or --board)")?;
+    let cols = a.cols.or(board.as_ref().map(|b| b.cols())).context("need --cols (or --board)")?;
+    let img = match (&a.image, &a.window) {
+        (Some(p), _) => load_image(p)?,
+        (None, Some(t)) => grab_window(t)?,
+        (None, None) => bail!("need --image FILE or --window TITLE"),
+    };
+    let mut opts = CalibrateOptions::new(&a.game, rows, cols);
+    opts.colours = a.colours;
+    opts.board = board;
+    opts.rect = a.rect;
+    opts.gap = a.gap;
+    let (cal, report) = learn(&img, &opts)?;
+    print_report(&cal, &report);
+    match &a.out {
+        Some(p) => {
+            cal.save(p)?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{}", cal.to_toml()),
+    }
+    if let Some(p) = &a.overlay {
+        let ov = draw_overlay(&img, &cal)?;
+        ov.save(p).with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    if !report.mismatches.is_empty() {
+        let cells: Vec<String> = report.mismatches.iter().map(|c| format!("({},{})", c.row, c.col)).collect();
+        eprintln!(
+            "gridbot: the new calibration misreads {} cells of --board: {}",
+            cells.len(),
+            cells.join(" ")
+        );
+        return Ok(1);
+    }
+    if let Err(e) = &report.read_back {
+        eprintln!("gridbot: the new calibration cannot read its own screenshot: {e}");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn expand_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dirs {
+        if d.join("fixture.toml").is_file() {
+            out.push(d.clone());
+        } else {
+            let subs = fixture_dirs(d);
+            if subs.is_empty() {
+                // Let replay_dir report the missing fixture.toml.
+                out.push(d.clone());
+            } else {
+                out.extend(subs);
+            }
+        }
+    }
+    out
+}
+
+fn short(p: &Path) -> String {
+    p.display().to_string()
+}
+
+pub fn replay(a: ReplayArgs) -> anyhow::Result<i32> {
+    let bless = std::env::var("BLESS").is_ok_and(|v| v == "1");
+    let mut total = ReplaySummary::default();
+    for dir in expand_dirs(&a.dirs) {
+        let s = replay_dir(&dir, bless).map_err(|e: VisionError| anyhow::anyhow!(e))?;
+        for c in s.cases.iter().filter(|c| !c.passed) {
+            println!("FAIL {}: {}", short(&c.image), c.detail);
+        }
+        total.merge(s);
+    }
+    if bless {
+        println!("blessed {} labels", total.blessed);
+    }
+    println!("{} passed, {} failed", total.passed, total.failed);
+    Ok(if total.failed > 0 { 1 } else { 0 })
 }

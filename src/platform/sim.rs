@@ -347,19 +347,19 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
     opts.board = Some(reference.clone());
     opts.rect = Some((grid.left, grid.top, rc as f64 * grid.pitch_x() - grid.gap_x, rr as f64 * grid.pitch_y() - grid.gap_y));
     opts.gap = grid.gap_x;
-    opts.sampling = Sampling::rings();
-    let palette = match calibrate(&ref_img, &opts) {
-        Ok((cal, _)) => cal.palette,
+    let (sampling, palette) = match calibrate(&ref_img, &opts) {
+        Ok((cal, _)) => (cal.sampling, cal.palette),
         Err(e) => {
             // Unreachable for sane styles; fall back to an empty palette-less
             // calibration that refuses everything rather than panicking.
             tracing::error!("sim calibration failed ({rw}x{rh} reference): {e}");
-            crate::vision::Palette {
+            let palette = crate::vision::Palette {
                 threshold: 1.0,
                 max_spread: 1.0,
                 empty: vec![],
                 colours: vec![],
-            }
+            };
+            (Sampling::rings(), palette)
         }
     };
     let (w, h) = style.window_size(rows, cols);
@@ -370,7 +370,7 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
         cols,
         window: WindowSize { width: w, height: h },
         grid,
-        sampling: Sampling::rings(),
+        sampling,
         palette,
         anchors: Vec::new(),
     };

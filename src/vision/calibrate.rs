@@ -82,7 +82,9 @@ pub struct CalibrateOptions {
     pub gap: f64,
     /// First colour index when numbering clusters (1 for collapse games).
     pub first_index: u8,
-    pub sampling: Sampling,
+    /// The sampling pattern; `None` picks, among [`Sampling::candidates`], the
+    /// one whose cells' samples agree best (lowest 90th-percentile spread).
+    pub sampling: Option<Sampling>,
     pub params: CalibrateParams,
 }
 
@@ -101,7 +103,7 @@ impl CalibrateOptions {
             rect: None,
             gap: 0.0,
             first_index,
-            sampling: Sampling::rings(),
+            sampling: None,
             params: CalibrateParams::default(),
         }
     }
@@ -310,12 +312,12 @@ fn value_name(v: u8) -> String {
     }
 }
 
-/// Picks window anchors: uniform spots outside the board (and a pitch away
-/// from it) whose colour differs from every empty reference by more than
+/// Picks window anchors: uniform spots (5x5 pixels within ΔE 5 of their
+/// mean) outside the board (and half a pitch away from it) whose colour differs from every empty reference by more than
 /// twice `threshold`; spread out by farthest-point selection.
 pub fn pick_anchors(img: &RgbImage, cal: &Calibration, max: usize) -> Vec<Anchor> {
     let (bx, by, bw, bh) = cal.board_rect();
-    let margin = cal.grid.pitch_x().max(cal.grid.pitch_y());
+    let margin = 0.5 * cal.grid.pitch_x().max(cal.grid.pitch_y());
     let (w, h) = (img.width() as i64, img.height() as i64);
     let step = ((w.min(h) / 40).max(4)) as usize;
     let mut cands: Vec<(i64, i64, Lab)> = Vec::new();
@@ -325,10 +327,12 @@ pub fn pick_anchors(img: &RgbImage, cal: &Calibration, max: usize) -> Vec<Anchor
             if fx > bx - margin && fx < bx + bw + margin && fy > by - margin && fy < by + bh + margin {
                 continue;
             }
-            let c = rgb_to_lab(img.get_pixel(x as u32, y as u32).0);
-            let uniform = (-2..=2).all(|dy| {
-                (-2..=2).all(|dx| delta_e(rgb_to_lab(img.get_pixel((x + dx) as u32, (y + dy) as u32).0), c) <= 2.0)
-            });
+            let block: Vec<Lab> = (-2..=2)
+                .flat_map(|dy| (-2..=2).map(move |dx| (x + dx, y + dy)))
+                .map(|(px, py)| rgb_to_lab(img.get_pixel(px as u32, py as u32).0))
+                .collect();
+            let c = mean(&block);
+            let uniform = block.iter().all(|b| delta_e(*b, c) <= 5.0);
             let distinct = cal.palette.empty.iter().all(|e| delta_e(*e, c) > 2.0 * cal.palette.threshold);
             if uniform && distinct {
                 cands.push((x, y, c));
@@ -431,7 +435,7 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
             height: img.height(),
         },
         grid,
-        sampling: opts.sampling.clone(),
+        sampling: Sampling::rings(),
         palette: Palette {
             threshold: 1.0,
             max_spread: 1.0,
@@ -446,8 +450,26 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
     };
     cal.validate().map_err(|e| VisionError::Calibrate(format!("the found grid is unusable: {e}")))?;
 
-    // 2. Cell colours.
-    let cells = read_cells(img, &cal)?;
+    // 2. Sampling pattern and cell colours.
+    let candidates = match &opts.sampling {
+        Some(s) => vec![s.clone()],
+        None => Sampling::candidates(),
+    };
+    let mut best: Option<(f32, Sampling, Vec<CellReading>)> = None;
+    for s in candidates {
+        cal.sampling = s;
+        let cells = read_cells(img, &cal)?;
+        let mut spreads: Vec<f32> = cells.iter().map(|c| c.spread).collect();
+        spreads.sort_unstable_by(f32::total_cmp);
+        let p90 = spreads[(spreads.len() * 9 / 10).min(spreads.len() - 1)];
+        if best.as_ref().is_none_or(|b| p90 < b.0 - 1e-3) {
+            best = Some((p90, cal.sampling.clone(), cells));
+        }
+    }
+    let Some((_, sampling, cells)) = best else {
+        return Err(VisionError::Calibrate("no sampling pattern".into()));
+    };
+    cal.sampling = sampling;
     let at = |i: usize| Cell::new(i / cols, i % cols);
     let background = background_around(img, &cal.grid, rows, cols);
 

@@ -136,6 +136,31 @@ impl Sampling {
     }
 }
 
+impl Sampling {
+    /// `n` points on a circle of `radius` (fraction of the tile size), the
+    /// first at `phase` degrees.
+    pub fn ring(radius: f64, n: usize, phase: f64) -> Self {
+        let points = (0..n)
+            .map(|k| {
+                let a = (phase + k as f64 * 360.0 / n as f64).to_radians();
+                [round4(radius * a.cos()), round4(radius * a.sin())]
+            })
+            .collect();
+        Sampling { points }
+    }
+
+    /// The patterns calibration chooses from: single rings from 22 % to 44 %
+    /// of the tile size (12 points, off the axes) and [`Sampling::rings`].
+    pub fn candidates() -> Vec<Sampling> {
+        let mut out: Vec<Sampling> = [0.22, 0.28, 0.34, 0.40, 0.44]
+            .iter()
+            .map(|&r| Sampling::ring(r, 12, 15.0))
+            .collect();
+        out.push(Sampling::rings());
+        out
+    }
+}
+
 fn round4(v: f64) -> f64 {
     (v * 10_000.0).round() / 10_000.0
 }
