@@ -271,7 +271,7 @@ impl Calibration {
     /// The calibration as TOML text.
     pub fn to_toml(&self) -> String {
         // Serialising plain data cannot fail; fall back to Debug just in case.
-        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n# {self:?}\n"))
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n# {self:?}\n"))
     }
 
     /// Writes the calibration as TOML.

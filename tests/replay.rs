@@ -1,0 +1,92 @@
+//! Fixture replay as a test oracle: every recorded screenshot under
+//! `fixtures/*/` must read exactly as its label says (`NAME.txt`: the board
+//! text, or `none` for a screen that must be refused). Rewrite labels with
+//! `BLESS=1 gridbot replay fixtures` after checking the overlays.
+//!
+//! A directory of labelled screenshots without a `fixture.toml` is an error,
+//! so fixtures are never skipped silently. The second test proves the oracle
+//! bites: a wrong label, or `none` on a real board, fails.
+
+use std::path::{Path, PathBuf};
+
+use gridbot::board::Board;
+use gridbot::platform::sim::{calibration_for, random_board, render, SimStyle};
+use gridbot::vision::replay::{fixture_dirs, labelled_images, replay_dir};
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+#[test]
+fn every_fixture_reads_as_labelled() {
+    let root = fixtures_root();
+    // Labelled screenshots must live in a configured directory.
+    if let Ok(rd) = std::fs::read_dir(&root) {
+        for d in rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()) {
+            let labelled = labelled_images(&d).map(|v| v.len()).unwrap_or(0);
+            assert!(
+                labelled == 0 || d.join("fixture.toml").is_file(),
+                "{} has {labelled} labelled screenshots but no fixture.toml",
+                d.display()
+            );
+        }
+    }
+    let dirs = fixture_dirs(&root);
+    if dirs.is_empty() {
+        eprintln!("note: no fixture directories under {}", root.display());
+    }
+    let (mut passed, mut failures) = (0, Vec::new());
+    for d in &dirs {
+        let s = replay_dir(d, false).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        passed += s.passed;
+        failures.extend(s.cases.into_iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.image.display(), c.detail)));
+    }
+    eprintln!("{passed} passed, {} failed", failures.len());
+    assert!(failures.is_empty(), "misread fixtures:\n{}", failures.join("\n"));
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+#[test]
+fn the_oracle_fails_on_a_misread() {
+    let dir = std::env::temp_dir().join(format!("gridbot-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let style = SimStyle::swellfoop();
+    let board = random_board(5, 6, 3, 9);
+    let cal = calibration_for(&style, 5, 6);
+    cal.save(&dir.join("cal.toml")).expect("save calibration");
+    write(&dir.join("fixture.toml"), "game = \"samegame\"\ncalibration = \"cal.toml\"\n");
+    let img = render(&board, &style);
+    let (w, h) = (img.width(), img.height());
+    img.save(dir.join("a.png")).expect("png");
+    write(&dir.join("a.txt"), &format!("{board}\n"));
+    image::RgbImage::from_pixel(w, h, image::Rgb([0, 0, 0])).save(dir.join("blank.png")).expect("png");
+    write(&dir.join("blank.txt"), "none\n");
+
+    let s = replay_dir(&dir, false).expect("replays");
+    assert_eq!((s.passed, s.failed), (2, 0), "{:?}", s.cases);
+
+    // One cell wrong in the label: the case fails and names the cell.
+    let mut wrong = board.clone();
+    let v = wrong.get(2, 3);
+    wrong.set(2, 3, if v == 1 { 2 } else { 1 });
+    write(&dir.join("a.txt"), &format!("{wrong}\n"));
+    let s = replay_dir(&dir, false).expect("replays");
+    assert_eq!((s.passed, s.failed), (1, 1));
+    let detail = &s.cases.iter().find(|c| !c.passed).expect("a failure").detail;
+    assert!(detail.starts_with("1 cells differ: (2,3) want"), "{detail}");
+
+    // `none` on a real board fails too.
+    write(&dir.join("a.txt"), "none\n");
+    assert_eq!(replay_dir(&dir, false).expect("replays").failed, 1);
+
+    // Blessing rewrites the label from what is read.
+    let s = replay_dir(&dir, true).expect("blesses");
+    assert_eq!(s.blessed, 2);
+    let text = std::fs::read_to_string(dir.join("a.txt")).expect("label");
+    assert_eq!(text.trim().parse::<Board>().expect("board"), board);
+    assert_eq!(replay_dir(&dir, false).expect("replays").failed, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
