@@ -21,16 +21,33 @@ fn benches(c: &mut Criterion) {
     c.bench_function("vision/read_board sim 15x10", |b| {
         b.iter(|| read_board(black_box(&img), &cal).map(|r| r.board.filled_count()))
     });
-    let big = imageops::resize(&img, img.width() * 3 / 2, img.height() * 3 / 2, imageops::FilterType::Triangle);
+    let big = imageops::resize(
+        &img,
+        img.width() * 3 / 2,
+        img.height() * 3 / 2,
+        imageops::FilterType::Triangle,
+    );
     c.bench_function("vision/read_board sim 15x10 scaled 1.5x", |b| {
         b.iter(|| read_board(black_box(&big), &cal).map(|r| r.board.filled_count()))
     });
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     for dir in fixture_dirs(&root) {
-        let Ok((_, cal)) = load_fixture_config(&dir) else { continue };
-        let Some(first) = labelled_images(&dir).ok().and_then(|v| v.into_iter().next()) else { continue };
-        let Ok(img) = load_image(&first) else { continue };
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let Ok((_, cal)) = load_fixture_config(&dir) else {
+            continue;
+        };
+        let Some(first) = labelled_images(&dir)
+            .ok()
+            .and_then(|v| v.into_iter().next())
+        else {
+            continue;
+        };
+        let Ok(img) = load_image(&first) else {
+            continue;
+        };
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         c.bench_function(&format!("vision/read_board fixture {name}"), |b| {
             b.iter(|| read_board(black_box(&img), &cal).map(|r| r.board.filled_count()))
         });

@@ -22,7 +22,10 @@ fn every_fixture_reads_as_labelled() {
     let root = fixtures_root();
     // Labelled screenshots must live in a configured directory.
     if let Ok(rd) = std::fs::read_dir(&root) {
-        for d in rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()) {
+        for d in rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+        {
             let labelled = labelled_images(&d).map(|v| v.len()).unwrap_or(0);
             assert!(
                 labelled == 0 || d.join("fixture.toml").is_file(),
@@ -39,10 +42,19 @@ fn every_fixture_reads_as_labelled() {
     for d in &dirs {
         let s = replay_dir(d, false).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
         passed += s.passed;
-        failures.extend(s.cases.into_iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.image.display(), c.detail)));
+        failures.extend(
+            s.cases
+                .into_iter()
+                .filter(|c| !c.passed)
+                .map(|c| format!("{}: {}", c.image.display(), c.detail)),
+        );
     }
     eprintln!("{passed} passed, {} failed", failures.len());
-    assert!(failures.is_empty(), "misread fixtures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "misread fixtures:\n{}",
+        failures.join("\n")
+    );
 }
 
 fn write(path: &Path, text: &str) {
@@ -57,12 +69,17 @@ fn the_oracle_fails_on_a_misread() {
     let board = random_board(5, 6, 3, 9);
     let cal = calibration_for(&style, 5, 6);
     cal.save(&dir.join("cal.toml")).expect("save calibration");
-    write(&dir.join("fixture.toml"), "game = \"samegame\"\ncalibration = \"cal.toml\"\n");
+    write(
+        &dir.join("fixture.toml"),
+        "game = \"samegame\"\ncalibration = \"cal.toml\"\n",
+    );
     let img = render(&board, &style);
     let (w, h) = (img.width(), img.height());
     img.save(dir.join("a.png")).expect("png");
     write(&dir.join("a.txt"), &format!("{board}\n"));
-    image::RgbImage::from_pixel(w, h, image::Rgb([0, 0, 0])).save(dir.join("blank.png")).expect("png");
+    image::RgbImage::from_pixel(w, h, image::Rgb([0, 0, 0]))
+        .save(dir.join("blank.png"))
+        .expect("png");
     write(&dir.join("blank.txt"), "none\n");
 
     let s = replay_dir(&dir, false).expect("replays");
@@ -75,7 +92,12 @@ fn the_oracle_fails_on_a_misread() {
     write(&dir.join("a.txt"), &format!("{wrong}\n"));
     let s = replay_dir(&dir, false).expect("replays");
     assert_eq!((s.passed, s.failed), (1, 1));
-    let detail = &s.cases.iter().find(|c| !c.passed).expect("a failure").detail;
+    let detail = &s
+        .cases
+        .iter()
+        .find(|c| !c.passed)
+        .expect("a failure")
+        .detail;
     assert!(detail.starts_with("1 cells differ: (2,3) want"), "{detail}");
 
     // `none` on a real board fails too.

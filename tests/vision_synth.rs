@@ -22,7 +22,12 @@ fn styles() -> Vec<SimStyle> {
     big_symbol.gap = 2;
     let mut no_gap = SimStyle::plain(16);
     no_gap.gap = 0;
-    vec![SimStyle::swellfoop(), SimStyle::plain(12), big_symbol, no_gap]
+    vec![
+        SimStyle::swellfoop(),
+        SimStyle::plain(12),
+        big_symbol,
+        no_gap,
+    ]
 }
 
 fn board_strategy() -> impl Strategy<Value = Board> {
@@ -88,7 +93,13 @@ fn blank_pictures_are_no_board() {
     for style in styles() {
         let cal = calibration_for(&style, 10, 15);
         let (w, h) = style.window_size(10, 15);
-        let mut fills = vec![[0, 0, 0], [255, 255, 255], [128, 128, 128], style.background, style.chrome];
+        let mut fills = vec![
+            [0, 0, 0],
+            [255, 255, 255],
+            [128, 128, 128],
+            style.background,
+            style.chrome,
+        ];
         fills.extend(style.colours.iter().copied());
         for fill in fills {
             let img = RgbImage::from_pixel(w, h, Rgb(fill));
@@ -104,7 +115,8 @@ fn blank_pictures_are_no_board() {
 fn a_cleared_board_is_still_a_board() {
     let style = SimStyle::swellfoop();
     let cal = calibration_for(&style, 10, 15);
-    let r = read_board(&render(&Board::new(10, 15, EMPTY), &style), &cal).expect("the window is there");
+    let r =
+        read_board(&render(&Board::new(10, 15, EMPTY), &style), &cal).expect("the window is there");
     assert_eq!(r.board.filled_count(), 0);
 }
 
@@ -113,7 +125,10 @@ fn wrong_aspect_is_wrong_size() {
     let style = SimStyle::swellfoop();
     let cal = calibration_for(&style, 10, 15);
     let img = RgbImage::new(600, 600);
-    assert!(matches!(read_board(&img, &cal), Err(VisionError::WrongSize { .. })));
+    assert!(matches!(
+        read_board(&img, &cal),
+        Err(VisionError::WrongSize { .. })
+    ));
 }
 
 #[test]
@@ -132,14 +147,20 @@ fn half_unreadable_is_no_board_with_measurements() {
     let e = read_board(&img, &cal).expect_err("covered");
     let msg = e.to_string();
     assert!(msg.starts_with("no board found: "), "{msg}");
-    assert!(msg.contains("cells match no palette colour") && msg.contains("ΔE"), "{msg}");
+    assert!(
+        msg.contains("cells match no palette colour") && msg.contains("ΔE"),
+        "{msg}"
+    );
 }
 
 /// Calibrating from a picture: the grid is found, and with the known board the
 /// palette indices are exact.
 #[test]
 fn calibrate_finds_grid_and_palette() {
-    for (i, style) in [SimStyle::swellfoop(), SimStyle::plain(20)].into_iter().enumerate() {
+    for (i, style) in [SimStyle::swellfoop(), SimStyle::plain(20)]
+        .into_iter()
+        .enumerate()
+    {
         let board = random_board(10, 15, 4, 11 + i as u64);
         let img = render(&board, &style);
         let mut opts = CalibrateOptions::new("samegame", 10, 15);
@@ -147,8 +168,16 @@ fn calibrate_finds_grid_and_palette() {
         let (cal, report) = calibrate(&img, &opts).expect("calibrates");
         let want = style.grid();
         let g = cal.grid;
-        for (a, b) in [(g.left, want.left), (g.top, want.top), (g.cell_width, want.cell_width), (g.gap_x, want.gap_x)] {
-            assert!((a - b).abs() <= 0.5, "style {i}: found {g:?}, drawn {want:?}");
+        for (a, b) in [
+            (g.left, want.left),
+            (g.top, want.top),
+            (g.cell_width, want.cell_width),
+            (g.gap_x, want.gap_x),
+        ] {
+            assert!(
+                (a - b).abs() <= 0.5,
+                "style {i}: found {g:?}, drawn {want:?}"
+            );
         }
         assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
         assert_eq!(read_board(&img, &cal).expect("reads").board, board);
@@ -173,7 +202,12 @@ fn calibrate_without_board_names_colours_consistently() {
     // The grid needs the full extent: give the rectangle.
     let g = style.grid();
     let mut opts = CalibrateOptions::new("samegame", 10, 15);
-    opts.rect = Some((g.left, g.top, 15.0 * g.pitch_x() - g.gap_x, 10.0 * g.pitch_y() - g.gap_y));
+    opts.rect = Some((
+        g.left,
+        g.top,
+        15.0 * g.pitch_x() - g.gap_x,
+        10.0 * g.pitch_y() - g.gap_y,
+    ));
     opts.gap = g.gap_x;
     opts.colours = Some(5);
     let (cal, _) = calibrate(&img, &opts).expect("calibrates");
@@ -199,7 +233,9 @@ fn write_samples() {
         ("plain-6x5", SimStyle::plain(24), 5, 6, 2),
     ] {
         let board = random_board(rows, cols, 4, seed);
-        render(&board, &style).save(format!("{dir}/{name}.png")).expect("save");
+        render(&board, &style)
+            .save(format!("{dir}/{name}.png"))
+            .expect("save");
         std::fs::write(format!("{dir}/{name}.txt"), format!("{board}\n")).expect("write");
     }
 }

@@ -106,7 +106,13 @@ fn progress(n: usize) -> Option<ProgressBar> {
 }
 
 fn same_game(a: &str, b: &str) -> bool {
-    let norm = |s: &str| if s == "swell-foop" { "samegame".to_string() } else { s.to_string() };
+    let norm = |s: &str| {
+        if s == "swell-foop" {
+            "samegame".to_string()
+        } else {
+            s.to_string()
+        }
+    };
     norm(a) == norm(b)
 }
 
@@ -114,7 +120,11 @@ fn same_game(a: &str, b: &str) -> bool {
 fn distance_rows(distances: &[f32], cols: usize) -> Vec<Vec<f64>> {
     distances
         .chunks(cols.max(1))
-        .map(|r| r.iter().map(|d| (*d as f64 * 10.0).round() / 10.0).collect())
+        .map(|r| {
+            r.iter()
+                .map(|d| (*d as f64 * 10.0).round() / 10.0)
+                .collect()
+        })
         .collect()
 }
 
@@ -128,14 +138,23 @@ pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
     };
     let cal = Calibration::load(cal_path)?;
     if !cal.game.is_empty() && !same_game(&cal.game, game.name()) {
-        tracing::warn!("{} is a calibration for {}, reading as {}", cal_path.display(), cal.game, game.name());
+        tracing::warn!(
+            "{} is a calibration for {}, reading as {}",
+            cal_path.display(),
+            cal.game,
+            game.name()
+        );
     }
     let pb = progress(a.images.len());
     let (mut no_board, mut failed) = (false, false);
     for path in &a.images {
-        let t0 = Instant::now();
-        let result = load_image(path).and_then(|img| read_board(&img, &cal));
-        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let mut ms = 0.0;
+        let result = load_image(path).and_then(|img| {
+            let t0 = Instant::now();
+            let r = read_board(&img, &cal);
+            ms = t0.elapsed().as_secs_f64() * 1000.0;
+            r
+        });
         match result {
             Ok(r) => {
                 if a.json {
@@ -162,7 +181,10 @@ pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
                     });
                     println!("{v}");
                 }
-                let line = format!("gridbot: {}: {e}", path.display());
+                let line = match e {
+                    VisionError::Image { .. } => format!("gridbot: {e}"),
+                    _ => format!("gridbot: {}: {e}", path.display()),
+                };
                 match &pb {
                     Some(pb) => pb.suspend(|| eprintln!("{line}")),
                     None => eprintln!("{line}"),
@@ -203,7 +225,16 @@ fn print_report(cal: &Calibration, r: &CalibrationReport) {
     }
     eprintln!(
         "grid: {}x{} tiles of {:.2}x{:.2} at ({:.2}, {:.2}), gaps {:.2}/{:.2}, window {}x{}",
-        cal.rows, cal.cols, g.cell_width, g.cell_height, g.left, g.top, g.gap_x, g.gap_y, cal.window.width, cal.window.height
+        cal.rows,
+        cal.cols,
+        g.cell_width,
+        g.cell_height,
+        g.left,
+        g.top,
+        g.gap_x,
+        g.gap_y,
+        cal.window.width,
+        cal.window.height
     );
     for c in &r.classes {
         let name = match c.value {
@@ -225,7 +256,13 @@ fn print_report(cal: &Calibration, r: &CalibrationReport) {
         );
     }
     if let Some((a, b, d)) = r.min_separation {
-        let n = |v: u8| if v == gridbot::board::EMPTY { ".".to_string() } else { v.to_string() };
+        let n = |v: u8| {
+            if v == gridbot::board::EMPTY {
+                ".".to_string()
+            } else {
+                v.to_string()
+            }
+        };
         eprintln!("closest colours: {} and {} at ΔE {d:.1}", n(a), n(b));
     }
     eprintln!(
@@ -249,8 +286,14 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
         Some(t) => Some(t.parse().context("bad --board")?),
         None => None,
     };
-    let rows = a.rows.or(board.as_ref().map(|b| b.rows())).context("need --rows (or --board)")?;
-    let cols = a.cols.or(board.as_ref().map(|b| b.cols())).context("need --cols (or --board)")?;
+    let rows = a
+        .rows
+        .or(board.as_ref().map(|b| b.rows()))
+        .context("need --rows (or --board)")?;
+    let cols = a
+        .cols
+        .or(board.as_ref().map(|b| b.cols()))
+        .context("need --cols (or --board)")?;
     let img = match (&a.image, &a.window) {
         (Some(p), _) => load_image(p)?,
         (None, Some(t)) => grab_window(t)?,
@@ -272,11 +315,16 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
     }
     if let Some(p) = &a.overlay {
         let ov = draw_overlay(&img, &cal)?;
-        ov.save(p).with_context(|| format!("cannot write {}", p.display()))?;
+        ov.save(p)
+            .with_context(|| format!("cannot write {}", p.display()))?;
         eprintln!("wrote {}", p.display());
     }
     if !report.mismatches.is_empty() {
-        let cells: Vec<String> = report.mismatches.iter().map(|c| format!("({},{})", c.row, c.col)).collect();
+        let cells: Vec<String> = report
+            .mismatches
+            .iter()
+            .map(|c| format!("({},{})", c.row, c.col))
+            .collect();
         eprintln!(
             "gridbot: the new calibration misreads {} cells of --board: {}",
             cells.len(),

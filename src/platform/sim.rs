@@ -172,7 +172,8 @@ impl Default for SimStyle {
 
 /// A deterministic hash of a pixel position (for noise).
 fn hash(x: u32, y: u32, k: u32) -> u32 {
-    let mut h = x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ k.wrapping_mul(0xC2B2_AE3D);
+    let mut h =
+        x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ k.wrapping_mul(0xC2B2_AE3D);
     h ^= h >> 15;
     h = h.wrapping_mul(0x2C1B_3C6D);
     h ^= h >> 12;
@@ -215,8 +216,26 @@ fn symbol_sdf(kind: u8, x: f32, y: f32, r: f32) -> f32 {
     }
 }
 
-/// Draws one tile with its top-left corner at `(x0, y0)`.
-fn draw_tile(img: &mut RgbImage, x0: u32, y0: u32, size: u32, v: u8, base: [u8; 3], style: &SimStyle, bright: bool) {
+/// One tile to draw: top-left corner, size, value and colour.
+struct Tile {
+    x0: u32,
+    y0: u32,
+    size: u32,
+    v: u8,
+    base: [u8; 3],
+    bright: bool,
+}
+
+/// Draws one tile.
+fn draw_tile(img: &mut RgbImage, tile: &Tile, style: &SimStyle) {
+    let Tile {
+        x0,
+        y0,
+        size,
+        v,
+        base,
+        bright,
+    } = *tile;
     let s = size as f32;
     let half = s / 2.0;
     let radius = (style.corner * s).max(0.0);
@@ -286,7 +305,15 @@ fn render_with(board: &Board, style: &SimStyle, extras: &Extras) -> RgbImage {
             let x0 = style.margin + c as u32 * style.cell;
             let y0 = style.header + style.margin + r as u32 * style.cell;
             let bright = extras.bright.contains(&Cell::new(r, c));
-            draw_tile(&mut img, x0, y0, size, v, base, style, bright);
+            let tile = Tile {
+                x0,
+                y0,
+                size,
+                v,
+                base,
+                bright,
+            };
+            draw_tile(&mut img, &tile, style);
         }
     }
     if style.noise > 0 {
@@ -335,7 +362,11 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
     let mut cells = Vec::with_capacity(rr * rc);
     for r in 0..rr {
         for c in 0..rc {
-            cells.push(if c == k || (r == 0 && c % 2 == 1) { EMPTY } else { c as u8 + 1 });
+            cells.push(if c == k || (r == 0 && c % 2 == 1) {
+                EMPTY
+            } else {
+                c as u8 + 1
+            });
         }
     }
     // Keep every colour present: row 0 dropped the odd ones, rows 1-2 hold all.
@@ -345,7 +376,12 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
     let ref_img = render(&reference, style);
     let mut opts = CalibrateOptions::new("samegame", rr, rc);
     opts.board = Some(reference.clone());
-    opts.rect = Some((grid.left, grid.top, rc as f64 * grid.pitch_x() - grid.gap_x, rr as f64 * grid.pitch_y() - grid.gap_y));
+    opts.rect = Some((
+        grid.left,
+        grid.top,
+        rc as f64 * grid.pitch_x() - grid.gap_x,
+        rr as f64 * grid.pitch_y() - grid.gap_y,
+    ));
     opts.gap = grid.gap_x;
     let (sampling, palette) = match calibrate(&ref_img, &opts) {
         Ok((cal, _)) => (cal.sampling, cal.palette),
@@ -368,7 +404,10 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
         game: "samegame".into(),
         rows,
         cols,
-        window: WindowSize { width: w, height: h },
+        window: WindowSize {
+            width: w,
+            height: h,
+        },
         grid,
         sampling,
         palette,
@@ -404,8 +443,10 @@ impl State {
             return None;
         }
         let (col, row) = ((lx / s.cell as i32) as usize, (ly / s.cell as i32) as usize);
-        let inside = (lx % s.cell as i32) < (s.cell - s.gap) as i32 && (ly % s.cell as i32) < (s.cell - s.gap) as i32;
-        (inside && row < self.board.rows() && col < self.board.cols()).then_some(Cell::new(row, col))
+        let inside = (lx % s.cell as i32) < (s.cell - s.gap) as i32
+            && (ly % s.cell as i32) < (s.cell - s.gap) as i32;
+        (inside && row < self.board.rows() && col < self.board.cols())
+            .then_some(Cell::new(row, col))
     }
 
     /// The group (2+ cells) containing `cell` on the current board.
@@ -486,7 +527,10 @@ impl State {
             Some(mid) => (mid, Vec::new()),
             None => {
                 let hover = match (self.style.hover, self.pointer) {
-                    (true, Some((x, y))) => self.grid_cell(x, y).map(|c| self.group_of(c)).unwrap_or_default(),
+                    (true, Some((x, y))) => self
+                        .grid_cell(x, y)
+                        .map(|c| self.group_of(c))
+                        .unwrap_or_default(),
                     _ => Vec::new(),
                 };
                 (self.board.clone(), hover)
@@ -500,7 +544,10 @@ impl State {
                 bright: hover,
             },
         );
-        Frame { image, rect: self.rect }
+        Frame {
+            image,
+            rect: self.rect,
+        }
     }
 }
 
@@ -603,7 +650,9 @@ impl Sim {
     /// True when no group of 2+ is left.
     pub fn is_over(&self) -> bool {
         let b = self.board();
-        CBoard::<1024>::from_board(&b).map(|cb| !cb.has_move()).unwrap_or(true)
+        CBoard::<1024>::from_board(&b)
+            .map(|cb| !cb.has_move())
+            .unwrap_or(true)
     }
 }
 
@@ -629,7 +678,9 @@ impl InputSink for SimInput {
                     }
                 }
             }
-            InputEvent::Press(Button::Right) | InputEvent::Release(Button::Right) | InputEvent::Tap(_) => {}
+            InputEvent::Press(Button::Right)
+            | InputEvent::Release(Button::Right)
+            | InputEvent::Tap(_) => {}
         }
         Ok(())
     }
@@ -672,7 +723,10 @@ mod tests {
         let (mut screen, mut input) = (sim.screen(), sim.input());
         let f = screen.grab().expect("grab");
         assert_eq!(f.rect.x, SIM_WINDOW_X);
-        assert_eq!(read_board(&f.image, &cal).expect("reads").board.to_string(), "1122/1233/2233");
+        assert_eq!(
+            read_board(&f.image, &cal).expect("reads").board.to_string(),
+            "1122/1233/2233"
+        );
 
         // The 3s: a group of 4 -> (4-2)^2 = 4 points.
         click(&mut input, &sim, &cal, Cell::new(2, 3));
@@ -680,11 +734,25 @@ mod tests {
         assert_eq!(sim.score(), 4);
         // First grab: removed, not fallen (pointer hovers the empty cell).
         let mid = screen.grab().expect("grab");
-        assert_eq!(read_board(&mid.image, &cal).expect("reads").board.to_string(), "1122/12../22..");
+        assert_eq!(
+            read_board(&mid.image, &cal)
+                .expect("reads")
+                .board
+                .to_string(),
+            "1122/12../22.."
+        );
         // Park the pointer away from the board, then the settled board.
-        input.send(&InputEvent::MoveTo { x: SIM_WINDOW_X + 1, y: SIM_WINDOW_Y + 1 }).expect("move");
+        input
+            .send(&InputEvent::MoveTo {
+                x: SIM_WINDOW_X + 1,
+                y: SIM_WINDOW_Y + 1,
+            })
+            .expect("move");
         let f = screen.grab().expect("grab");
-        assert_eq!(read_board(&f.image, &cal).expect("reads").board.to_string(), "11../12../2222");
+        assert_eq!(
+            read_board(&f.image, &cal).expect("reads").board.to_string(),
+            "11../12../2222"
+        );
 
         // Empty cells, gaps and outside points do nothing.
         click(&mut input, &sim, &cal, Cell::new(0, 3));
@@ -692,7 +760,9 @@ mod tests {
         for (x, y) in [(r.x + 2, r.y + 2), (r.x + 8 + 40 - 1, r.y + 54 + 45)] {
             input.send(&InputEvent::MoveTo { x, y }).expect("move");
             input.send(&InputEvent::Press(Button::Left)).expect("press");
-            input.send(&InputEvent::Release(Button::Left)).expect("release");
+            input
+                .send(&InputEvent::Release(Button::Left))
+                .expect("release");
         }
         assert_eq!(sim.moves(), 1);
         assert_eq!(input.pointer(), Some((r.x + 8 + 40 - 1, r.y + 54 + 45)));
@@ -708,12 +778,22 @@ mod tests {
         for col in 0..9 {
             let (x, y) = cal.cell_centre(Cell::new(0, col));
             let r = sim.window_rect();
-            input.send(&InputEvent::MoveTo { x: r.x + x as i32, y: r.y + y as i32 }).expect("move");
+            input
+                .send(&InputEvent::MoveTo {
+                    x: r.x + x as i32,
+                    y: r.y + y as i32,
+                })
+                .expect("move");
             let f = screen.grab().expect("grab");
             let cells = crate::vision::read_cells(&f.image, &cal).expect("cells");
             for row in 0..2 {
                 let v = cells[row * 9 + col].value;
-                assert_eq!(v, crate::board::UNKNOWN, "hovered colour {} read as {v}", col + 1);
+                assert_eq!(
+                    v,
+                    crate::board::UNKNOWN,
+                    "hovered colour {} read as {v}",
+                    col + 1
+                );
             }
         }
     }
@@ -735,6 +815,9 @@ mod tests {
     fn random_boards_are_deterministic() {
         assert_eq!(random_board(3, 4, 3, 7), random_board(3, 4, 3, 7));
         assert_ne!(random_board(3, 4, 3, 7), random_board(3, 4, 3, 8));
-        assert!(random_board(5, 5, 3, 1).cells().iter().all(|&v| (1..=3).contains(&v)));
+        assert!(random_board(5, 5, 3, 1)
+            .cells()
+            .iter()
+            .all(|&v| (1..=3).contains(&v)));
     }
 }

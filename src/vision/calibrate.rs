@@ -25,7 +25,9 @@ use image::RgbImage;
 
 use super::classify::{read_board, read_cells, CellReading};
 use super::colour::{delta_e, mean, median_mut, rgb_to_lab, robust_centre, Lab};
-use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, WindowSize, SCHEMA};
+use super::layout::{
+    Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, WindowSize, SCHEMA,
+};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};
@@ -235,7 +237,10 @@ fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let d = centres.iter().map(|c| delta_e(*p, *c)).fold(f32::INFINITY, f32::min);
+                let d = centres
+                    .iter()
+                    .map(|c| delta_e(*p, *c))
+                    .fold(f32::INFINITY, f32::min);
                 (i, d)
             })
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
@@ -267,7 +272,12 @@ fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>
             }
         }
         for (j, c) in centres.iter_mut().enumerate() {
-            let members: Vec<Lab> = points.iter().zip(&assign).filter(|(_, &a)| a == j).map(|(p, _)| *p).collect();
+            let members: Vec<Lab> = points
+                .iter()
+                .zip(&assign)
+                .filter(|(_, &a)| a == j)
+                .map(|(p, _)| *p)
+                .collect();
             if !members.is_empty() {
                 *c = mean(&members);
             }
@@ -314,7 +324,7 @@ fn value_name(v: u8) -> String {
 
 /// Picks window anchors: uniform spots (5x5 pixels within ΔE 5 of their
 /// mean) outside the board (and half a pitch away from it) whose colour differs from every empty reference by more than
-/// twice `threshold`; spread out by farthest-point selection.
+/// 1.5 x `threshold`; spread out by farthest-point selection.
 pub fn pick_anchors(img: &RgbImage, cal: &Calibration, max: usize) -> Vec<Anchor> {
     let (bx, by, bw, bh) = cal.board_rect();
     let margin = 0.5 * cal.grid.pitch_x().max(cal.grid.pitch_y());
@@ -324,7 +334,11 @@ pub fn pick_anchors(img: &RgbImage, cal: &Calibration, max: usize) -> Vec<Anchor
     for y in (3..h - 3).step_by(step) {
         for x in (3..w - 3).step_by(step) {
             let (fx, fy) = (x as f64 + 0.5, y as f64 + 0.5);
-            if fx > bx - margin && fx < bx + bw + margin && fy > by - margin && fy < by + bh + margin {
+            if fx > bx - margin
+                && fx < bx + bw + margin
+                && fy > by - margin
+                && fy < by + bh + margin
+            {
                 continue;
             }
             let block: Vec<Lab> = (-2..=2)
@@ -333,7 +347,11 @@ pub fn pick_anchors(img: &RgbImage, cal: &Calibration, max: usize) -> Vec<Anchor
                 .collect();
             let c = mean(&block);
             let uniform = block.iter().all(|b| delta_e(*b, c) <= 5.0);
-            let distinct = cal.palette.empty.iter().all(|e| delta_e(*e, c) > 2.0 * cal.palette.threshold);
+            let distinct = cal
+                .palette
+                .empty
+                .iter()
+                .all(|e| delta_e(*e, c) > 1.5 * cal.palette.threshold);
             if uniform && distinct {
                 cands.push((x, y, c));
             }
@@ -380,10 +398,15 @@ fn round2(v: f64) -> f64 {
 }
 
 /// Learns a calibration from a screenshot of the game window.
-pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration, CalibrationReport), VisionError> {
+pub fn calibrate(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Result<(Calibration, CalibrationReport), VisionError> {
     let (rows, cols) = (opts.rows, opts.cols);
     if !(1..=64).contains(&rows) || !(1..=64).contains(&cols) {
-        return Err(VisionError::Calibrate(format!("rows {rows} x cols {cols} out of range 1..=64")));
+        return Err(VisionError::Calibrate(format!(
+            "rows {rows} x cols {cols} out of range 1..=64"
+        )));
     }
     if let Some(b) = &opts.board {
         if (b.rows(), b.cols()) != (rows, cols) {
@@ -448,7 +471,8 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
         },
         anchors: Vec::new(),
     };
-    cal.validate().map_err(|e| VisionError::Calibrate(format!("the found grid is unusable: {e}")))?;
+    cal.validate()
+        .map_err(|e| VisionError::Calibrate(format!("the found grid is unusable: {e}")))?;
 
     // 2. Sampling pattern and cell colours.
     let candidates = match &opts.sampling {
@@ -477,7 +501,12 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
     let mut classes: Vec<ClassStats> = Vec::new();
     match &opts.board {
         Some(b) => {
-            let mut values: Vec<u8> = b.cells().iter().copied().filter(|&v| v != UNKNOWN).collect();
+            let mut values: Vec<u8> = b
+                .cells()
+                .iter()
+                .copied()
+                .filter(|&v| v != UNKNOWN)
+                .collect();
             values.sort_unstable();
             values.dedup();
             for v in values {
@@ -516,7 +545,10 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
             }
             if let Some(k) = opts.colours {
                 if centres.len() < k {
-                    warnings.push(format!("asked for {k} colours but only {} distinct cell colours", centres.len()));
+                    warnings.push(format!(
+                        "asked for {k} colours but only {} distinct cell colours",
+                        centres.len()
+                    ));
                 }
             }
             for (n, &cluster) in order.iter().enumerate() {
@@ -540,7 +572,10 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
                 c.outliers.len(),
                 c.cells,
                 value_name(c.value),
-                c.outliers.iter().map(|c| (c.row, c.col)).collect::<Vec<_>>()
+                c.outliers
+                    .iter()
+                    .map(|c| (c.row, c.col))
+                    .collect::<Vec<_>>()
             ));
         }
     }
@@ -576,11 +611,17 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
     let mut spreads: Vec<f32> = cells.iter().map(|c| c.spread).collect();
     let worst_spread = spreads.iter().copied().fold(0.0, f32::max);
     let median_spread = median_mut(&mut spreads);
-    let max_spread = (p.spread_margin * worst_spread).max(p.spread_floor).max(4.0 * median_spread);
+    let max_spread = (p.spread_margin * worst_spread)
+        .max(p.spread_floor)
+        .max(4.0 * median_spread);
     cal.palette = Palette {
         threshold: (threshold * 100.0).round() / 100.0,
         max_spread: (max_spread * 100.0).round() / 100.0,
-        empty: classes.iter().filter(|c| c.value == EMPTY).map(|c| round_lab(c.lab)).collect(),
+        empty: classes
+            .iter()
+            .filter(|c| c.value == EMPTY)
+            .map(|c| round_lab(c.lab))
+            .collect(),
         colours: classes
             .iter()
             .filter(|c| c.value <= 9)
@@ -596,14 +637,18 @@ pub fn calibrate(img: &RgbImage, opts: &CalibrateOptions) -> Result<(Calibration
             // No empty cell on the screenshot: the background outside the
             // board is the best guess for what an emptied cell shows.
             cal.palette.empty.push(round_lab(bg));
-            warnings.push("no empty cell on the screenshot: empty colour taken from around the board".into());
+            warnings.push(
+                "no empty cell on the screenshot: empty colour taken from around the board".into(),
+            );
         }
     }
     cal.anchors = pick_anchors(img, &cal, p.max_anchors);
     cal.validate().map_err(VisionError::Calibrate)?;
 
     // 5. Read back.
-    let read_back = read_board(img, &cal).map(|r| r.board).map_err(|e| e.to_string());
+    let read_back = read_board(img, &cal)
+        .map(|r| r.board)
+        .map_err(|e| e.to_string());
     let mismatches = match (&opts.board, &read_back) {
         (Some(want), Ok(got)) => want
             .diff(got)

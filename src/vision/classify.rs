@@ -55,7 +55,8 @@ fn pixel_at(img: &RgbImage, x: f64, y: f64) -> [u8; 3] {
 /// [`Calibration::scaled_to`]); [`read_cells`] does that for you.
 fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
     let g = &cal.grid;
-    let mut refs: Vec<(u8, Lab)> = Vec::with_capacity(cal.palette.colours.len() + cal.palette.empty.len());
+    let mut refs: Vec<(u8, Lab)> =
+        Vec::with_capacity(cal.palette.colours.len() + cal.palette.empty.len());
     refs.extend(cal.palette.colours.iter().map(|c| (c.index, c.lab)));
     refs.extend(cal.palette.empty.iter().map(|&l| (EMPTY, l)));
     let offsets: Vec<(f64, f64)> = cal
@@ -70,7 +71,11 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
         for col in 0..cal.cols {
             let (cx, cy) = cal.cell_centre(Cell::new(row, col));
             samples.clear();
-            samples.extend(offsets.iter().map(|&(dx, dy)| rgb_to_lab(pixel_at(img, cx + dx, cy + dy))));
+            samples.extend(
+                offsets
+                    .iter()
+                    .map(|&(dx, dy)| rgb_to_lab(pixel_at(img, cx + dx, cy + dy))),
+            );
             let (lab, spread) = robust_centre(&samples);
             let (nearest, distance) = refs
                 .iter()
@@ -114,7 +119,9 @@ pub fn anchors_matching(img: &RgbImage, cal: &Calibration) -> Result<(usize, usi
     let hits = cal
         .anchors
         .iter()
-        .filter(|a| delta_e(rgb_to_lab(pixel_at(img, a.at[0], a.at[1])), a.lab) <= cal.palette.threshold)
+        .filter(|a| {
+            delta_e(rgb_to_lab(pixel_at(img, a.at[0], a.at[1])), a.lab) <= cal.palette.threshold
+        })
         .count();
     Ok((hits, cal.anchors.len()))
 }
@@ -175,5 +182,9 @@ pub fn read_board(img: &RgbImage, cal: &Calibration) -> Result<Reading, VisionEr
     }
     let board = Board::from_cells(cal.rows, cal.cols, cells.iter().map(|c| c.value).collect());
     let distances = cells.iter().map(|c| c.distance).collect();
-    Ok(Reading { board, distances, cells })
+    Ok(Reading {
+        board,
+        distances,
+        cells,
+    })
 }

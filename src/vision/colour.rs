@@ -92,7 +92,11 @@ pub fn lab_to_rgb(lab: Lab) -> [u8; 3] {
     let r = 3.240_454_2 * x - 1.537_138_5 * y - 0.498_531_4 * z;
     let g = -0.969_266 * x + 1.876_010_8 * y + 0.041_556 * z;
     let b = 0.055_643_4 * x - 0.204_025_9 * y + 1.057_225_2 * z;
-    let to_byte = |c: f32| (linear_to_srgb(c.clamp(0.0, 1.0)) * 255.0).round().clamp(0.0, 255.0) as u8;
+    let to_byte = |c: f32| {
+        (linear_to_srgb(c.clamp(0.0, 1.0)) * 255.0)
+            .round()
+            .clamp(0.0, 255.0) as u8
+    };
     [to_byte(r), to_byte(g), to_byte(b)]
 }
 
@@ -189,17 +193,38 @@ mod tests {
 
     #[test]
     fn matches_palette() {
-        for &p in &[[0u8, 0, 0], [255, 255, 255], [239, 41, 41], [10, 200, 30], [52, 101, 164], [128, 128, 128], [3, 2, 1]] {
+        for &p in &[
+            [0u8, 0, 0],
+            [255, 255, 255],
+            [239, 41, 41],
+            [10, 200, 30],
+            [52, 101, 164],
+            [128, 128, 128],
+            [3, 2, 1],
+        ] {
             let ours = rgb_to_lab(p);
-            let theirs: PLab = Srgb::new(p[0], p[1], p[2]).into_format::<f32>().into_linear().into_color();
+            let theirs: PLab = Srgb::new(p[0], p[1], p[2])
+                .into_format::<f32>()
+                .into_linear()
+                .into_color();
             let theirs = [theirs.l, theirs.a, theirs.b];
-            assert!(delta_e(ours, theirs) < 0.01, "{p:?}: ours {ours:?} palette {theirs:?}");
+            assert!(
+                delta_e(ours, theirs) < 0.01,
+                "{p:?}: ours {ours:?} palette {theirs:?}"
+            );
         }
     }
 
     #[test]
     fn round_trips() {
-        for &p in &[[0u8, 0, 0], [255, 255, 255], [239, 41, 41], [10, 200, 30], [52, 101, 164], [77, 77, 77]] {
+        for &p in &[
+            [0u8, 0, 0],
+            [255, 255, 255],
+            [239, 41, 41],
+            [10, 200, 30],
+            [52, 101, 164],
+            [77, 77, 77],
+        ] {
             assert_eq!(lab_to_rgb(rgb_to_lab(p)), p);
         }
     }

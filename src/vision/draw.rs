@@ -22,8 +22,8 @@ pub fn blend_pixel_mut(img: &mut RgbImage, x: i32, y: i32, c: [u8; 3], alpha: f3
     if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
         let p = img.get_pixel_mut(x as u32, y as u32);
         let a = alpha.clamp(0.0, 1.0);
-        for k in 0..3 {
-            p.0[k] = (p.0[k] as f32 * (1.0 - a) + c[k] as f32 * a).round() as u8;
+        for (ch, &to) in p.0.iter_mut().zip(&c) {
+            *ch = (*ch as f32 * (1.0 - a) + to as f32 * a).round() as u8;
         }
     }
 }
@@ -152,7 +152,14 @@ pub fn draw_text_mut(img: &mut RgbImage, x: i32, y: i32, scale: i32, c: [u8; 3],
                 for (ry, bits) in rows.iter().enumerate() {
                     for rx in 0..3 {
                         if bits & (0b100 >> rx) != 0 {
-                            draw_filled_rect_mut(img, gx + rx * scale, y + ry as i32 * scale, scale, scale, c);
+                            draw_filled_rect_mut(
+                                img,
+                                gx + rx * scale,
+                                y + ry as i32 * scale,
+                                scale,
+                                scale,
+                                c,
+                            );
                         }
                     }
                 }
@@ -181,7 +188,9 @@ mod tests {
     fn text_draws_the_glyph() {
         let mut img = RgbImage::new(3, 5);
         draw_text_mut(&mut img, 0, 0, 1, [255, 255, 255], "1");
-        let lit: Vec<u8> = (0..5).map(|y| (0..3).fold(0, |a, x| a << 1 | (img.get_pixel(x, y).0[0] > 0) as u8)).collect();
+        let lit: Vec<u8> = (0..5)
+            .map(|y| (0..3).fold(0, |a, x| a << 1 | (img.get_pixel(x, y).0[0] > 0) as u8))
+            .collect();
         assert_eq!(lit, vec![0b010, 0b110, 0b010, 0b010, 0b111]);
         assert_eq!(text_width("12", 2), 14);
     }

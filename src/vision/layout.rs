@@ -259,9 +259,17 @@ impl Calibration {
         };
         let head: SchemaOnly = toml::from_str(text).map_err(one_line)?;
         match head.schema {
-            None => return Err(format!("no `schema` field (this build reads schema = {SCHEMA})")),
+            None => {
+                return Err(format!(
+                    "no `schema` field (this build reads schema = {SCHEMA})"
+                ))
+            }
             Some(toml::Value::Integer(v)) if v == SCHEMA as i64 => {}
-            Some(v) => return Err(format!("schema {v} is not supported (this build reads schema = {SCHEMA})")),
+            Some(v) => {
+                return Err(format!(
+                    "schema {v} is not supported (this build reads schema = {SCHEMA})"
+                ))
+            }
         }
         let cal: Calibration = toml::from_str(text).map_err(one_line)?;
         cal.validate()?;
@@ -285,10 +293,16 @@ impl Calibration {
     /// Checks the invariants listed in the module docs.
     pub fn validate(&self) -> Result<(), String> {
         if self.schema != SCHEMA {
-            return Err(format!("schema {} is not supported (this build reads schema = {SCHEMA})", self.schema));
+            return Err(format!(
+                "schema {} is not supported (this build reads schema = {SCHEMA})",
+                self.schema
+            ));
         }
         if !(1..=64).contains(&self.rows) || !(1..=64).contains(&self.cols) {
-            return Err(format!("rows {} x cols {} out of range 1..=64", self.rows, self.cols));
+            return Err(format!(
+                "rows {} x cols {} out of range 1..=64",
+                self.rows, self.cols
+            ));
         }
         if self.window.width == 0 || self.window.height == 0 {
             return Err("window size must be positive".into());
@@ -298,7 +312,9 @@ impl Calibration {
             .iter()
             .all(|v| v.is_finite());
         if !finite || g.cell_width < 1.0 || g.cell_height < 1.0 || g.gap_x < 0.0 || g.gap_y < 0.0 {
-            return Err(format!("bad grid geometry {g:?} (tile sizes >= 1, gaps >= 0)"));
+            return Err(format!(
+                "bad grid geometry {g:?} (tile sizes >= 1, gaps >= 0)"
+            ));
         }
         let (x, y, w, h) = self.board_rect();
         let (ww, wh) = (self.window.width as f64, self.window.height as f64);
@@ -309,15 +325,29 @@ impl Calibration {
             ));
         }
         if self.sampling.points.is_empty() || self.sampling.points.len() > 64 {
-            return Err(format!("sampling needs 1..=64 points, found {}", self.sampling.points.len()));
+            return Err(format!(
+                "sampling needs 1..=64 points, found {}",
+                self.sampling.points.len()
+            ));
         }
-        if let Some(p) = self.sampling.points.iter().find(|p| p[0].abs() > 0.5 || p[1].abs() > 0.5) {
-            return Err(format!("sampling point {p:?} lies outside its tile (|offset| <= 0.5)"));
+        if let Some(p) = self
+            .sampling
+            .points
+            .iter()
+            .find(|p| p[0].abs() > 0.5 || p[1].abs() > 0.5)
+        {
+            return Err(format!(
+                "sampling point {p:?} lies outside its tile (|offset| <= 0.5)"
+            ));
         }
         if self.palette.colours.is_empty() {
             return Err("palette has no colours".into());
         }
-        if let Some(a) = self.anchors.iter().find(|a| !(0.0..ww).contains(&a.at[0]) || !(0.0..wh).contains(&a.at[1])) {
+        if let Some(a) = self
+            .anchors
+            .iter()
+            .find(|a| !(0.0..ww).contains(&a.at[0]) || !(0.0..wh).contains(&a.at[1]))
+        {
             return Err(format!("anchor {:?} lies outside the window", a.at));
         }
         if let Some(c) = self.palette.colours.iter().find(|c| c.index > 9) {
@@ -426,7 +456,10 @@ mod tests {
             game: "samegame".into(),
             rows: 2,
             cols: 3,
-            window: WindowSize { width: 100, height: 80 },
+            window: WindowSize {
+                width: 100,
+                height: 80,
+            },
             grid: Grid {
                 left: 10.0,
                 top: 20.0,
@@ -486,7 +519,11 @@ mod tests {
         let e = Calibration::from_toml(&text).unwrap_err();
         assert!(e.contains("out of range"), "{e}");
         let e = Calibration::load(Path::new("/nonexistent/x.toml")).unwrap_err();
-        assert!(e.to_string().starts_with("/nonexistent/x.toml: cannot read"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/x.toml: cannot read"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -494,6 +531,9 @@ mod tests {
         let c = sample();
         let s = c.scaled_to(200, 160).expect("same aspect");
         assert_eq!(s.cell_centre(Cell::new(1, 2)), (118.0, 98.0));
-        assert!(matches!(c.scaled_to(200, 100), Err(VisionError::WrongSize { .. })));
+        assert!(matches!(
+            c.scaled_to(200, 100),
+            Err(VisionError::WrongSize { .. })
+        ));
     }
 }

@@ -82,7 +82,9 @@ pub struct Located {
 
 /// The tile mask: `true` where a pixel is colourful enough to be a tile.
 pub fn tile_mask(img: &RgbImage, params: &LocateParams) -> Vec<bool> {
-    img.pixels().map(|p| chroma(rgb_to_lab(p.0)) >= params.min_chroma).collect()
+    img.pixels()
+        .map(|p| chroma(rgb_to_lab(p.0)) >= params.min_chroma)
+        .collect()
 }
 
 /// Indices `i` where `profile[i] >= thresh`, grouped into runs, then merged
@@ -133,7 +135,12 @@ fn main_cluster(profile: &[u32], thresh: u32) -> Option<(usize, usize)> {
 
 fn row_profile(mask: &[bool], w: usize, xs: (usize, usize), h: usize) -> Vec<u32> {
     (0..h)
-        .map(|y| mask[y * w + xs.0..=y * w + xs.1].iter().filter(|&&m| m).count() as u32)
+        .map(|y| {
+            mask[y * w + xs.0..=y * w + xs.1]
+                .iter()
+                .filter(|&&m| m)
+                .count() as u32
+        })
         .collect()
 }
 
@@ -224,7 +231,8 @@ pub fn locate_grid(
         let max = p.iter().copied().max().unwrap_or(0);
         ((max as f64 * params.min_fill).ceil() as u32).max(1)
     };
-    let no_cluster = |what: &str| VisionError::Calibrate(format!("no {what} cluster of tile pixels found"));
+    let no_cluster =
+        |what: &str| VisionError::Calibrate(format!("no {what} cluster of tile pixels found"));
     let rp = row_profile(&mask, w, (0, w - 1), h);
     let ys = main_cluster(&rp, thresh(&rp)).ok_or_else(|| no_cluster("row"))?;
     let cp = col_profile(&mask, w, ys);
@@ -235,12 +243,23 @@ pub fn locate_grid(
     let xs = main_cluster(&cp, thresh(&cp)).ok_or_else(|| no_cluster("column"))?;
     let (bw, bh) = (xs.1 - xs.0 + 1, ys.1 - ys.0 + 1);
     let in_box: usize = (ys.0..=ys.1)
-        .map(|y| mask[y * w + xs.0..=y * w + xs.1].iter().filter(|&&m| m).count())
+        .map(|y| {
+            mask[y * w + xs.0..=y * w + xs.1]
+                .iter()
+                .filter(|&&m| m)
+                .count()
+        })
         .sum();
     let fill = in_box as f64 / (bw * bh) as f64;
 
-    let cp: Vec<f64> = col_profile(&mask, w, ys).iter().map(|&v| v as f64 / bh as f64).collect();
-    let rp: Vec<f64> = row_profile(&mask, w, xs, h).iter().map(|&v| v as f64 / bw as f64).collect();
+    let cp: Vec<f64> = col_profile(&mask, w, ys)
+        .iter()
+        .map(|&v| v as f64 / bh as f64)
+        .collect();
+    let rp: Vec<f64> = row_profile(&mask, w, xs, h)
+        .iter()
+        .map(|&v| v as f64 / bw as f64)
+        .collect();
     let ncols = extent.col1.saturating_sub(extent.col0) + 1;
     let nrows = extent.row1.saturating_sub(extent.row0) + 1;
     let (px, gx, cx) = fit_gaps(&cp, xs.0, xs.1, ncols, params.min_gap_contrast);
@@ -287,12 +306,22 @@ mod tests {
                 }
             }
         }
-        let l = locate_grid(&img, 3, 4, Extent::full(3, 4), &LocateParams::default()).expect("found");
+        let l =
+            locate_grid(&img, 3, 4, Extent::full(3, 4), &LocateParams::default()).expect("found");
         assert_eq!(l.bbox, (7, 11, 46, 34));
         let g = l.grid;
-        assert!((g.left - 7.0).abs() < 0.01 && (g.top - 11.0).abs() < 0.01, "{g:?}");
-        assert!((g.cell_width - 10.0).abs() < 0.01 && (g.gap_x - 2.0).abs() < 0.01, "{g:?}");
-        assert!((g.cell_height - 10.0).abs() < 0.01 && (g.gap_y - 2.0).abs() < 0.01, "{g:?}");
+        assert!(
+            (g.left - 7.0).abs() < 0.01 && (g.top - 11.0).abs() < 0.01,
+            "{g:?}"
+        );
+        assert!(
+            (g.cell_width - 10.0).abs() < 0.01 && (g.gap_x - 2.0).abs() < 0.01,
+            "{g:?}"
+        );
+        assert!(
+            (g.cell_height - 10.0).abs() < 0.01 && (g.gap_y - 2.0).abs() < 0.01,
+            "{g:?}"
+        );
     }
 
     #[test]

@@ -10,7 +10,9 @@ use image::RgbImage;
 
 use super::classify::{read_cells, CellReading};
 use super::colour::{delta_e, lab_to_rgb, rgb_to_lab};
-use super::draw::{draw_filled_rect_mut, draw_hollow_rect_mut, draw_text_mut, put_pixel_mut, text_width};
+use super::draw::{
+    draw_filled_rect_mut, draw_hollow_rect_mut, draw_text_mut, put_pixel_mut, text_width,
+};
 use super::layout::Calibration;
 use super::VisionError;
 use crate::board::{Cell, EMPTY, UNKNOWN};
@@ -49,7 +51,12 @@ pub fn draw_overlay_mut(img: &mut RgbImage, cal: &Calibration, cells: &[CellRead
             }
             let (cx, cy) = cal.cell_centre(Cell::new(row, col));
             for p in &cal.sampling.points {
-                put_pixel_mut(img, (cx + p[0] * g.cell_width) as i32, (cy + p[1] * g.cell_height) as i32, SAMPLE);
+                put_pixel_mut(
+                    img,
+                    (cx + p[0] * g.cell_width) as i32,
+                    (cy + p[1] * g.cell_height) as i32,
+                    SAMPLE,
+                );
             }
             // The mark: a square in the read colour with the digit beside it.
             let label = match cell.value {
@@ -59,7 +66,12 @@ pub fn draw_overlay_mut(img: &mut RgbImage, cal: &Calibration, cells: &[CellRead
             };
             let swatch = match cell.value {
                 UNKNOWN => BAD,
-                EMPTY => cal.palette.empty.first().map(|l| lab_to_rgb(*l)).unwrap_or([0, 0, 0]),
+                EMPTY => cal
+                    .palette
+                    .empty
+                    .first()
+                    .map(|l| lab_to_rgb(*l))
+                    .unwrap_or([0, 0, 0]),
                 v => cal
                     .palette
                     .colours
@@ -83,7 +95,8 @@ pub fn draw_overlay_mut(img: &mut RgbImage, cal: &Calibration, cells: &[CellRead
             && y >= 0
             && (x as u32) < img.width()
             && (y as u32) < img.height()
-            && delta_e(rgb_to_lab(img.get_pixel(x as u32, y as u32).0), a.lab) <= cal.palette.threshold;
+            && delta_e(rgb_to_lab(img.get_pixel(x as u32, y as u32).0), a.lab)
+                <= cal.palette.threshold;
         let c = if ok { [0, 255, 0] } else { [255, 0, 0] };
         for d in -3..=3 {
             put_pixel_mut(img, x + d, y, c);

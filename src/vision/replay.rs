@@ -49,7 +49,9 @@ impl Expected {
         if t.eq_ignore_ascii_case("none") {
             return Ok(Expected::NoBoard);
         }
-        t.parse::<Board>().map(Expected::Board).map_err(|e| e.to_string())
+        t.parse::<Board>()
+            .map(Expected::Board)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -130,13 +132,21 @@ pub fn compare(expected: &Expected, got: &Result<Reading, VisionError>) -> Resul
             } else {
                 String::new()
             };
-            Err(format!("{} cells differ: {}{more}", diff.len(), shown.join(", ")))
+            Err(format!(
+                "{} cells differ: {}{more}",
+                diff.len(),
+                shown.join(", ")
+            ))
         }
     }
 }
 
 fn char_of(v: u8) -> char {
-    Board::from_cells(1, 1, vec![v]).to_string().chars().next().unwrap_or('?')
+    Board::from_cells(1, 1, vec![v])
+        .to_string()
+        .chars()
+        .next()
+        .unwrap_or('?')
 }
 
 fn dir_error(dir: &Path, reason: String) -> VisionError {
@@ -151,7 +161,9 @@ pub fn load_fixture_config(dir: &Path) -> Result<(FixtureConfig, Calibration), V
     let path = dir.join("fixture.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| VisionError::Calibration {
         path: path.display().to_string(),
-        reason: format!("cannot read ({e}); a fixture directory needs game = \"...\" and calibration = \"...\""),
+        reason: format!(
+            "cannot read ({e}); a fixture directory needs game = \"...\" and calibration = \"...\""
+        ),
     })?;
     let cfg: FixtureConfig = toml::from_str(&text).map_err(|e| VisionError::Calibration {
         path: path.display().to_string(),
@@ -163,7 +175,8 @@ pub fn load_fixture_config(dir: &Path) -> Result<(FixtureConfig, Calibration), V
 
 /// The `NAME.png` files of a directory that have a `NAME.txt` label, sorted.
 pub fn labelled_images(dir: &Path) -> Result<Vec<PathBuf>, VisionError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| dir_error(dir, format!("cannot list ({e})")))?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| dir_error(dir, format!("cannot list ({e})")))?;
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("png")))
@@ -203,7 +216,9 @@ pub fn replay_image(png: &Path, cal: &Calibration, bless: bool) -> CaseResult {
     }
     let expected = std::fs::read_to_string(&label_path)
         .map_err(|e| format!("cannot read label {}: {e}", label_path.display()))
-        .and_then(|t| Expected::parse(&t).map_err(|e| format!("bad label {}: {e}", label_path.display())));
+        .and_then(|t| {
+            Expected::parse(&t).map_err(|e| format!("bad label {}: {e}", label_path.display()))
+        });
     let outcome = expected.and_then(|exp| compare(&exp, &got));
     CaseResult {
         image: png.to_path_buf(),
