@@ -279,7 +279,10 @@ impl Calibration {
     /// The calibration as TOML text.
     pub fn to_toml(&self) -> String {
         // Serialising plain data cannot fail; fall back to Debug just in case.
-        toml::to_string(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n# {self:?}\n"))
+        match toml::to_string(self) {
+            Ok(t) => format!("# gridbot calibration (fields: src/vision/layout.rs)\n{t}"),
+            Err(e) => format!("# cannot serialise: {e}\n# {self:?}\n"),
+        }
     }
 
     /// Writes the calibration as TOML.
@@ -443,6 +446,43 @@ impl Calibration {
             .find(|c| c.index == index && !c.name.is_empty())
             .map(|c| c.name.clone())
             .unwrap_or_else(|| index.to_string())
+    }
+}
+
+/// Maps cells to absolute screen points for one window position and size
+/// (the calibration scaled to the window, plus the window's screen origin).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScreenGrid {
+    /// The calibration scaled to the window's size.
+    pub cal: Calibration,
+    /// The window's top-left corner on screen.
+    pub origin: (i32, i32),
+}
+
+impl Calibration {
+    /// The mapping from cells to screen points for a window at `(x, y)` of
+    /// `width` x `height` pixels (fails like [`Calibration::scaled_to`]).
+    pub fn screen_grid(
+        &self,
+        x: i32,
+        y: i32,
+        width: u32,
+        height: u32,
+    ) -> Result<ScreenGrid, VisionError> {
+        Ok(ScreenGrid {
+            cal: self.scaled_to(width, height)?,
+            origin: (x, y),
+        })
+    }
+}
+
+impl crate::act::CellToScreen for ScreenGrid {
+    fn cell_centre(&self, cell: Cell) -> (i32, i32) {
+        let (cx, cy) = self.cal.cell_centre(cell);
+        (
+            self.origin.0 + cx.floor() as i32,
+            self.origin.1 + cy.floor() as i32,
+        )
     }
 }
 

@@ -34,7 +34,9 @@ use image::RgbImage;
 use crate::board::Board;
 
 pub use classify::{read_board, read_cells, CellReading};
-pub use layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, WindowSize};
+pub use layout::{
+    Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, ScreenGrid, WindowSize,
+};
 
 /// Errors of the vision layer; they carry their measurements.
 #[derive(Debug, thiserror::Error)]
