@@ -135,11 +135,21 @@ impl SimStyle {
         }
     }
 
+    /// The tile pitch actually used (at least 2 pixels).
+    pub fn pitch(&self) -> u32 {
+        self.cell.max(2)
+    }
+
+    /// The tile size actually used: pitch minus gap, at least 1 pixel.
+    pub fn tile(&self) -> u32 {
+        self.pitch() - self.gap.min(self.pitch() - 1)
+    }
+
     /// The window size for a board of `rows` x `cols`.
     pub fn window_size(&self, rows: usize, cols: usize) -> (u32, u32) {
         (
-            2 * self.margin + cols as u32 * self.cell - self.gap,
-            self.header + 2 * self.margin + rows as u32 * self.cell - self.gap,
+            2 * self.margin + (cols.max(1) as u32 - 1) * self.pitch() + self.tile(),
+            self.header + 2 * self.margin + (rows.max(1) as u32 - 1) * self.pitch() + self.tile(),
         )
     }
 
@@ -148,10 +158,10 @@ impl SimStyle {
         Grid {
             left: self.margin as f64,
             top: (self.header + self.margin) as f64,
-            cell_width: (self.cell - self.gap) as f64,
-            cell_height: (self.cell - self.gap) as f64,
-            gap_x: self.gap as f64,
-            gap_y: self.gap as f64,
+            cell_width: self.tile() as f64,
+            cell_height: self.tile() as f64,
+            gap_x: (self.pitch() - self.tile()) as f64,
+            gap_y: (self.pitch() - self.tile()) as f64,
         }
     }
 
@@ -295,15 +305,15 @@ fn render_with(board: &Board, style: &SimStyle, extras: &Extras) -> RgbImage {
     let score = format!("SCORE {}", extras.score);
     let sx = w as i32 - crate::vision::draw::text_width(&score, ts) - 2 * ts;
     draw_text_mut(&mut img, sx, ty, ts, style.text, &score);
-    let size = style.cell.saturating_sub(style.gap).max(1);
+    let size = style.tile();
     for r in 0..board.rows() {
         for c in 0..board.cols() {
             let v = board.get(r, c);
             let Some(base) = style.colour(v) else {
                 continue;
             };
-            let x0 = style.margin + c as u32 * style.cell;
-            let y0 = style.header + style.margin + r as u32 * style.cell;
+            let x0 = style.margin + c as u32 * style.pitch();
+            let y0 = style.header + style.margin + r as u32 * style.pitch();
             let bright = extras.bright.contains(&Cell::new(r, c));
             let tile = Tile {
                 x0,
@@ -442,9 +452,9 @@ impl State {
         if lx < 0 || ly < 0 {
             return None;
         }
-        let (col, row) = ((lx / s.cell as i32) as usize, (ly / s.cell as i32) as usize);
-        let inside = (lx % s.cell as i32) < (s.cell - s.gap) as i32
-            && (ly % s.cell as i32) < (s.cell - s.gap) as i32;
+        let (p, t) = (s.pitch() as i32, s.tile() as i32);
+        let (col, row) = ((lx / p) as usize, (ly / p) as usize);
+        let inside = lx % p < t && ly % p < t;
         (inside && row < self.board.rows() && col < self.board.cols())
             .then_some(Cell::new(row, col))
     }

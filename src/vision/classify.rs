@@ -98,6 +98,14 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
 /// Reads every cell, row-major, without the whole-picture checks (for
 /// calibration reports and overlays). Fails only on a wrong picture size.
 pub fn read_cells(img: &RgbImage, cal: &Calibration) -> Result<Vec<CellReading>, VisionError> {
+    if img.width() == 0 || img.height() == 0 {
+        return Err(VisionError::WrongSize {
+            found_w: img.width(),
+            found_h: img.height(),
+            want_w: cal.window.width,
+            want_h: cal.window.height,
+        });
+    }
     if (img.width(), img.height()) == (cal.window.width, cal.window.height) {
         Ok(read_cells_scaled(img, cal))
     } else {
