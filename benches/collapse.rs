@@ -11,7 +11,7 @@ const BOARD: &str = "3531154335/1142413414/1455345251/5122432353/5342355345/1532
 
 fn benches(c: &mut Criterion) {
     let board: Board = BOARD.parse().expect("valid board");
-    let cb = CBoard::<128>::from_board(&board).expect("fits");
+    let cb = CBoard::<160>::from_board(&board).expect("fits");
     let mut groups = Vec::new();
     c.bench_function("collapse/groups 10x10", |b| {
         b.iter(|| {
@@ -27,7 +27,15 @@ fn benches(c: &mut Criterion) {
     });
     let params = SolverParams::reference();
     c.bench_function("collapse/beam width 64 10x10", |b| {
-        b.iter(|| solve(black_box(&cb), Scoring::PopStar, &params, &Budget::width(64)).score)
+        b.iter(|| {
+            solve(
+                black_box(&cb),
+                Scoring::PopStar,
+                &params,
+                &Budget::width(64),
+            )
+            .score
+        })
     });
 }
 

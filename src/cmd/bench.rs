@@ -32,6 +32,9 @@ pub struct BenchArgs {
     /// Count boards scoring below this in the summary.
     #[arg(long, default_value_t = 4000)]
     below: i64,
+    /// Override the solver's portfolio: "groups:colours,..." one weighting per worker.
+    #[arg(long)]
+    portfolio: Option<String>,
     /// One JSON object a line, then a summary line.
     #[arg(long)]
     json: bool,
@@ -39,11 +42,18 @@ pub struct BenchArgs {
 
 /// Threads to use: the given number, else the cores (at most 2: the portfolio size).
 pub fn default_threads(t: Option<usize>) -> usize {
-    t.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(2))
+    t.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(2)
+    })
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
-    let game = games::by_name(&a.game)?;
+    let game = match &a.portfolio {
+        Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
+        None => games::by_name(&a.game)?,
+    };
     let text = std::fs::read_to_string(&a.boards)
         .with_context(|| format!("cannot read {}", a.boards.display()))?;
     let mut boards = Vec::new();

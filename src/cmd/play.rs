@@ -1,21 +1,226 @@
-//! `gridbot play`. STUB: in progress.
+//! `gridbot play`: the loop against a live window or the simulator.
 
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
 use clap::Args;
+use gridbot::board::Board;
+use gridbot::bot::{Bot, BotConfig, MoveReport, INTERRUPTED};
+use gridbot::games::{self, collapse::Scoring};
+use gridbot::platform::record::RecordingSink;
+use gridbot::platform::sim::{random_board, Sim, SimStyle, SIM_SCREEN};
+use gridbot::platform::{FrameSource, InputSink, SafeInput};
+use gridbot::vision::{self, Calibration};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    #[arg(long, default_value = "popstar")]
+    /// Game: samegame (Swell Foop scoring) or popstar.
+    #[arg(long, default_value = "samegame")]
     game: String,
+    /// Play the window whose title contains this text.
+    #[arg(long, conflicts_with = "sim")]
+    window: Option<String>,
+    /// Play the built-in simulator (no display needed).
+    #[arg(long)]
+    sim: bool,
+    /// Calibration file for the window (see `gridbot calibrate`).
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Stop after N moves.
+    #[arg(long)]
+    moves: Option<usize>,
+    /// Solver budget per move.
+    #[arg(long, default_value_t = 1000)]
+    budget_ms: u64,
+    /// Solver threads (default: cores, at most 2).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The board must be still this long before it is read (default 250; 0 in --sim).
+    #[arg(long)]
+    settle_ms: Option<u64>,
+    /// Show what would be done (the first move, drawn with --overlay) without sending input.
+    #[arg(long)]
+    dry_run: bool,
+    /// With --dry-run: write the frame with the planned click marked.
+    #[arg(long)]
+    overlay: Option<PathBuf>,
+    /// Close the game-over dialog (Escape) when the game ends.
+    #[arg(long)]
+    new_game: bool,
+    /// Simulator: starting board as text (default: a random board from --seed).
+    #[arg(long)]
+    board: Option<String>,
+    /// Simulator: seed of the random starting board.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Simulator: board size and colours of the random board
+    /// (default: popstar 10x10x5, samegame 10 rows x 15 columns x 3).
+    #[arg(long)]
+    rows: Option<usize>,
+    #[arg(long)]
+    cols: Option<usize>,
+    #[arg(long)]
+    colours: Option<u8>,
+    /// One JSON line per move, then a summary line.
+    #[arg(long)]
+    json: bool,
 }
 
 impl PlayArgs {
+    /// `gridbot` with no arguments: PopStar in the simulator.
     pub fn default_sim() -> Self {
         PlayArgs {
             game: "popstar".into(),
+            window: None,
+            sim: true,
+            calibration: None,
+            moves: None,
+            budget_ms: 300,
+            threads: None,
+            settle_ms: None,
+            dry_run: false,
+            overlay: None,
+            new_game: false,
+            board: None,
+            seed: 1,
+            rows: None,
+            cols: None,
+            colours: None,
+            json: false,
         }
     }
 }
 
-pub fn run(_a: PlayArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("play: not implemented yet")
+fn print_move(json: bool, r: &MoveReport) {
+    if json {
+        match serde_json::to_string(r) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("gridbot: cannot print move: {e}"),
+        }
+    } else {
+        println!(
+            "move {:3}: {:?} +{} (plan {}){}  {:.0} ms solve, {:.1} ms read",
+            r.index + 1,
+            r.mv,
+            r.reward,
+            r.plan_score,
+            if r.mismatch { " [resynced]" } else { "" },
+            r.times.solve_ms,
+            r.times.read_ms
+        );
+    }
+}
+
+fn config(a: &PlayArgs, sim: bool) -> BotConfig {
+    BotConfig {
+        max_moves: a.moves,
+        budget: Duration::from_millis(a.budget_ms),
+        threads: super::bench::default_threads(a.threads),
+        settle: Duration::from_millis(a.settle_ms.unwrap_or(if sim { 0 } else { 250 })),
+        dry_run: a.dry_run,
+        close_dialog: a.new_game,
+        ..BotConfig::default()
+    }
+}
+
+fn play<F: FrameSource, S: InputSink>(
+    a: &PlayArgs,
+    game: &dyn games::Game,
+    cal: &Calibration,
+    source: &mut F,
+    input: SafeInput<S>,
+    sim: bool,
+) -> anyhow::Result<gridbot::bot::Summary> {
+    if let Some(path) = a.overlay.as_ref().filter(|_| a.dry_run) {
+        let frame = source.grab()?;
+        let cal = cal.scaled_to(frame.rect.w, frame.rect.h)?;
+        let img = vision::overlay::draw_overlay(&frame.image, &cal)?;
+        img.save(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let mut bot = Bot::new(game, cal, source, input, config(a, sim));
+    let json = a.json;
+    let summary = bot.run(&mut |r| print_move(json, r))?;
+    Ok(summary)
+}
+
+pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
+    let game = games::by_name(&a.game)?;
+    // Ctrl-C: the loop stops at its next check and releases held buttons.
+    if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
+        tracing::warn!("cannot catch Ctrl-C: {e}");
+    }
+    let summary = if let Some(title) = &a.window {
+        let Some(path) = &a.calibration else {
+            bail!("--window needs --calibration FILE (make one with `gridbot calibrate --window {title:?} ...`)");
+        };
+        let cal = Calibration::load(path)?;
+        let mut win = gridbot::platform::live::LiveWindow::find(title)?;
+        let rect = win.rect();
+        if a.dry_run {
+            let input = SafeInput::new(RecordingSink::new((rect.w, rect.h)), rect);
+            play(&a, game.as_ref(), &cal, &mut win, input, false)?
+        } else {
+            let sink = gridbot::platform::live::EnigoSink::new()?;
+            let input = SafeInput::new(sink, rect);
+            play(&a, game.as_ref(), &cal, &mut win, input, false)?
+        }
+    } else {
+        let scoring = match a.game.as_str() {
+            "popstar" => Scoring::PopStar,
+            _ => Scoring::SameGame,
+        };
+        let board: Board = match &a.board {
+            Some(t) => t.parse().context("bad --board")?,
+            None => {
+                let (r, c, k) = match scoring {
+                    Scoring::PopStar => (10, 10, 5),
+                    Scoring::SameGame => (10, 15, 3),
+                };
+                random_board(
+                    a.rows.unwrap_or(r),
+                    a.cols.unwrap_or(c),
+                    a.colours.unwrap_or(k),
+                    a.seed,
+                )
+            }
+        };
+        let sim = Sim::new(scoring, board, SimStyle::swellfoop());
+        let cal = match &a.calibration {
+            Some(p) => Calibration::load(p)?,
+            None => sim.calibration(),
+        };
+        let input = SafeInput::new(sim.input(), sim.window_rect());
+        let _ = SIM_SCREEN;
+        let summary = play(&a, game.as_ref(), &cal, &mut sim.screen(), input, true)?;
+        if sim.score() != summary.score && summary.game_over {
+            tracing::warn!(
+                "simulator counted {} points, the bot {}",
+                sim.score(),
+                summary.score
+            );
+        }
+        summary
+    };
+    if a.json {
+        println!("{}", serde_json::json!({ "summary": summary }));
+    } else {
+        println!(
+            "{} moves, score {} (predicted {}, first plan {}), {} mismatches{}",
+            summary.moves,
+            summary.score,
+            summary.predicted_score,
+            summary.first_plan_score,
+            summary.mismatches,
+            if summary.game_over { ", game over" } else { "" }
+        );
+        let t = summary.mean_times;
+        println!(
+            "mean per move: capture {:.1} ms, read {:.2} ms, solve {:.0} ms, act {:.0} ms, settle {:.0} ms",
+            t.capture_ms, t.read_ms, t.solve_ms, t.act_ms, t.settle_ms
+        );
+    }
+    Ok(0)
 }

@@ -90,6 +90,8 @@ pub enum GameError {
         max_rows: usize,
         max_cols: usize,
     },
+    #[error("bad solver parameters {0:?}")]
+    BadParams(String),
     #[error("illegal move {0:?}")]
     IllegalMove(Move),
     #[error("cell at row {row}, column {col} floats above an empty cell or column")]
@@ -115,8 +117,12 @@ pub trait Game: Send + Sync {
 /// The game behind a `--game` name.
 pub fn by_name(name: &str) -> Result<Box<dyn Game>, GameError> {
     match name {
-        "popstar" => Ok(Box::new(collapse::Collapse::new(collapse::Scoring::PopStar))),
-        "samegame" | "swell-foop" => Ok(Box::new(collapse::Collapse::new(collapse::Scoring::SameGame))),
+        "popstar" => Ok(Box::new(collapse::Collapse::new(
+            collapse::Scoring::PopStar,
+        ))),
+        "samegame" | "swell-foop" => Ok(Box::new(collapse::Collapse::new(
+            collapse::Scoring::SameGame,
+        ))),
         _ => Err(GameError::UnknownGame(name.to_string())),
     }
 }

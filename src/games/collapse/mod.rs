@@ -26,18 +26,51 @@ impl Collapse {
     }
 }
 
+impl Collapse {
+    /// A game whose solver uses the given portfolio, written `groups:colours,...`.
+    pub fn with_portfolio(name: &str, spec: &str) -> Result<Box<dyn Game>, GameError> {
+        let scoring = match name {
+            "popstar" => Scoring::PopStar,
+            "samegame" | "swell-foop" => Scoring::SameGame,
+            _ => return Err(GameError::UnknownGame(name.to_string())),
+        };
+        let mut game = Collapse::new(scoring);
+        game.params.portfolio = spec
+            .split(',')
+            .map(|w| {
+                let v: Vec<f32> = w
+                    .split(':')
+                    .map(|x| x.trim().parse::<f32>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| GameError::BadParams(spec.to_string()))?;
+                match v[..] {
+                    [groups, colours] => Ok(solver::EvalWeights::plain(groups, colours)),
+                    [groups, colours, target, keep] => Ok(solver::EvalWeights {
+                        groups,
+                        colours,
+                        target: target as i8,
+                        keep,
+                    }),
+                    _ => Err(GameError::BadParams(spec.to_string())),
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Box::new(game))
+    }
+}
+
 /// Runs `f` on the board converted to the smallest fitting capacity.
 macro_rules! with_cboard {
     ($board:expr, |$cb:ident| $body:expr) => {{
-        let cells = $board.rows() * $board.cols();
-        if cells <= 128 {
-            let $cb = CBoard::<128>::from_board($board)?;
+        let need = rules::capacity_for($board.rows(), $board.cols());
+        if need <= 160 {
+            let $cb = CBoard::<160>::from_board($board)?;
             $body
-        } else if cells <= 320 {
-            let $cb = CBoard::<320>::from_board($board)?;
+        } else if need <= 400 {
+            let $cb = CBoard::<400>::from_board($board)?;
             $body
         } else {
-            let $cb = CBoard::<1024>::from_board($board)?;
+            let $cb = CBoard::<1200>::from_board($board)?;
             $body
         }
     }};
@@ -52,7 +85,12 @@ impl Game for Collapse {
     }
 
     fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError> {
-        with_cboard!(board, |cb| Ok(solve(&cb, self.scoring, &self.params, budget)))
+        with_cboard!(board, |cb| Ok(solve(
+            &cb,
+            self.scoring,
+            &self.params,
+            budget
+        )))
     }
 
     fn apply(&self, board: &Board, mv: &Move) -> Result<(Board, i64), GameError> {
@@ -61,7 +99,9 @@ impl Game for Collapse {
         };
         with_cboard!(board, |cb| {
             let mut cb = cb;
-            let idx = cb.index_of(*cell).ok_or_else(|| GameError::IllegalMove(mv.clone()))?;
+            let idx = cb
+                .index_of(*cell)
+                .ok_or_else(|| GameError::IllegalMove(mv.clone()))?;
             let n = cb.remove_group(idx);
             if n < 2 {
                 return Err(GameError::IllegalMove(mv.clone()));
@@ -77,7 +117,10 @@ impl Game for Collapse {
 
     fn final_bonus(&self, board: &Board) -> i64 {
         let bonus = || -> Result<i64, GameError> {
-            with_cboard!(board, |cb| Ok(self.scoring.end_bonus(cb.remaining()) as i64))
+            with_cboard!(
+                board,
+                |cb| Ok(self.scoring.end_bonus(cb.remaining()) as i64)
+            )
         };
         bonus().unwrap_or(0)
     }

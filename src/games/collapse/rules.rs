@@ -56,13 +56,18 @@ pub const MAX_SIDE: usize = 32;
 /// A group of same-coloured connected cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Group {
-    /// Lowest index of a cell in the group (column-major, bottom-up).
+    /// Index of the group's lowest cell in its leftmost column (internal layout).
     pub rep: u16,
     pub size: u16,
     pub colour: u8,
 }
 
-/// A collapse board with capacity `N` cells.
+/// A collapse board with capacity `N` bytes.
+///
+/// Layout: columns of stride `s = h + 1` (the extra top byte is always 0), with
+/// one all-zero guard column on each side, so cell (col, row_from_bottom) lives
+/// at `s * (col + 1) + row`. Every neighbour of a cell (`±1`, `±s`) is a valid
+/// index, and guards never match a colour: no bounds checks, no divisions.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct CBoard<const N: usize> {
     w: u8,
@@ -76,11 +81,38 @@ impl<const N: usize> std::fmt::Debug for CBoard<N> {
     }
 }
 
+/// Bytes a `cols` x `rows` board needs.
+pub const fn capacity_for(rows: usize, cols: usize) -> usize {
+    (cols + 2) * (rows + 1)
+}
+
 impl<const N: usize> CBoard<N> {
+    #[inline]
+    fn stride(&self) -> usize {
+        self.h as usize + 1
+    }
+
+    #[inline]
+    fn idx(&self, c: usize, rb: usize) -> usize {
+        self.stride() * (c + 1) + rb
+    }
+
+    /// First and one-past-last index of the playing area.
+    #[inline]
+    fn span(&self) -> (usize, usize) {
+        let s = self.stride();
+        (s, s * (self.w as usize + 1))
+    }
+
     /// Converts a shared board: colours `1..=9`; `0` and `.` are empty.
     pub fn from_board(b: &Board) -> Result<Self, GameError> {
         let (rows, cols) = (b.rows(), b.cols());
-        if rows * cols > N || rows > MAX_SIDE || cols > MAX_SIDE || rows == 0 || cols == 0 {
+        if capacity_for(rows, cols) > N
+            || rows > MAX_SIDE
+            || cols > MAX_SIDE
+            || rows == 0
+            || cols == 0
+        {
             return Err(GameError::TooLarge {
                 rows,
                 cols,
@@ -92,7 +124,11 @@ impl<const N: usize> CBoard<N> {
         if unknown > 0 {
             return Err(GameError::Unread(unknown));
         }
-        let mut cells = [0u8; N];
+        let mut out = CBoard {
+            w: cols as u8,
+            h: rows as u8,
+            cells: [0u8; N],
+        };
         for c in 0..cols {
             let mut seen_empty = false;
             for rb in 0..rows {
@@ -100,28 +136,33 @@ impl<const N: usize> CBoard<N> {
                 let v = match b.get(r, c) {
                     0 | EMPTY => 0,
                     v @ 1..=9 => v,
-                    v => return Err(GameError::BadCell { row: r, col: c, value: v }),
+                    v => {
+                        return Err(GameError::BadCell {
+                            row: r,
+                            col: c,
+                            value: v,
+                        })
+                    }
                 };
                 if v == 0 {
                     seen_empty = true;
                 } else if seen_empty {
                     return Err(GameError::Floating { row: r, col: c });
                 }
-                cells[c * rows + rb] = v;
+                let i = out.idx(c, rb);
+                out.cells[i] = v;
             }
         }
-        let out = CBoard {
-            w: cols as u8,
-            h: rows as u8,
-            cells,
-        };
         // Filled columns must form a run from the left.
         let mut seen_empty_col = false;
         for c in 0..cols {
-            if out.column_height(c) == 0 {
+            if out.cells[out.idx(c, 0)] == 0 {
                 seen_empty_col = true;
             } else if seen_empty_col {
-                return Err(GameError::Floating { row: rows - 1, col: c });
+                return Err(GameError::Floating {
+                    row: rows - 1,
+                    col: c,
+                });
             }
         }
         Ok(out)
@@ -133,7 +174,7 @@ impl<const N: usize> CBoard<N> {
         let mut b = Board::new(h, w, EMPTY);
         for c in 0..w {
             for rb in 0..h {
-                let v = self.cells[c * h + rb];
+                let v = self.at(c, rb);
                 b.set(h - 1 - rb, c, if v == 0 { EMPTY } else { v });
             }
         }
@@ -151,14 +192,14 @@ impl<const N: usize> CBoard<N> {
     /// The colour at column `c`, row-from-bottom `rb` (0 = empty).
     #[inline]
     pub fn at(&self, c: usize, rb: usize) -> u8 {
-        self.cells[c * self.h as usize + rb]
+        self.cells[self.idx(c, rb)]
     }
 
     /// The shared-board cell of an index.
     pub fn cell_of(&self, idx: u16) -> Cell {
-        let h = self.h as usize;
-        let (c, rb) = (idx as usize / h, idx as usize % h);
-        Cell::new(h - 1 - rb, c)
+        let s = self.stride();
+        let (c, rb) = (idx as usize / s - 1, idx as usize % s);
+        Cell::new(self.h as usize - 1 - rb, c)
     }
 
     /// The index of a shared-board cell.
@@ -167,26 +208,20 @@ impl<const N: usize> CBoard<N> {
         if cell.row >= h || cell.col >= self.w as usize {
             return None;
         }
-        Some((cell.col * h + (h - 1 - cell.row)) as u16)
-    }
-
-    fn column_height(&self, c: usize) -> usize {
-        let h = self.h as usize;
-        let col = &self.cells[c * h..c * h + h];
-        col.iter().position(|&v| v == 0).unwrap_or(h)
+        Some(self.idx(cell.col, h - 1 - cell.row) as u16)
     }
 
     /// Number of filled cells.
     pub fn remaining(&self) -> u32 {
-        let n = self.w as usize * self.h as usize;
-        self.cells[..n].iter().filter(|&&v| v != 0).count() as u32
+        let (a, b) = self.span();
+        self.cells[a..b].iter().filter(|&&v| v != 0).count() as u32
     }
 
     /// Cells per colour (index 0 unused).
     pub fn colour_counts(&self) -> [u16; 10] {
         let mut out = [0u16; 10];
-        let n = self.w as usize * self.h as usize;
-        for &v in &self.cells[..n] {
+        let (a, b) = self.span();
+        for &v in &self.cells[a..b] {
             out[v as usize] += 1;
         }
         out[0] = 0;
@@ -196,118 +231,90 @@ impl<const N: usize> CBoard<N> {
     /// Every group (singletons included), in index order of their lowest cell.
     pub fn groups(&self, out: &mut Vec<Group>) {
         out.clear();
-        let (w, h) = (self.w as usize, self.h as usize);
-        let n = w * h;
-        let mut seen = [0u64; 16];
+        let s = self.stride();
+        let a = self.span().0;
+        // Visited cells are zeroed in a scratch copy; guards are already zero.
+        let mut work = self.cells;
         let mut stack = [0u16; N];
-        for start in 0..n {
-            let colour = self.cells[start];
-            if colour == 0 || seen[start >> 6] & (1 << (start & 63)) != 0 {
-                continue;
-            }
-            seen[start >> 6] |= 1 << (start & 63);
-            let mut sp = 0;
-            stack[sp] = start as u16;
-            sp += 1;
-            let mut size = 0u16;
-            while sp > 0 {
-                sp -= 1;
-                let i = stack[sp] as usize;
-                size += 1;
-                let rb = i % h;
-                let mut visit = |j: usize| {
-                    if self.cells[j] == colour && seen[j >> 6] & (1 << (j & 63)) == 0 {
-                        seen[j >> 6] |= 1 << (j & 63);
-                        stack[sp] = j as u16;
-                        sp += 1;
+        for c in 0..self.w as usize {
+            let base = a + c * s;
+            for start in base..base + s - 1 {
+                if self.cells[start] == 0 {
+                    if start == base {
+                        // Empty bottom cell: this and every later column is empty.
+                        return;
                     }
-                };
-                if rb + 1 < h {
-                    visit(i + 1);
+                    break;
                 }
-                if rb > 0 {
-                    visit(i - 1);
+                let colour = work[start];
+                if colour == 0 {
+                    continue; // already in a group
                 }
-                if i >= h {
-                    visit(i - h);
+                work[start] = 0;
+                stack[0] = start as u16;
+                let mut sp = 1;
+                let mut size = 0u16;
+                while sp > 0 {
+                    sp -= 1;
+                    let i = stack[sp] as usize;
+                    size += 1;
+                    for j in [i + 1, i - 1, i + s, i - s] {
+                        if work[j] == colour {
+                            work[j] = 0;
+                            stack[sp] = j as u16;
+                            sp += 1;
+                        }
+                    }
                 }
-                if i + h < n {
-                    visit(i + h);
-                }
+                out.push(Group {
+                    rep: start as u16,
+                    size,
+                    colour,
+                });
             }
-            out.push(Group {
-                rep: start as u16,
-                size,
-                colour,
-            });
         }
     }
 
     /// True when some group of 2+ is left (checks neighbours only).
     pub fn has_move(&self) -> bool {
-        let (w, h) = (self.w as usize, self.h as usize);
-        for c in 0..w {
-            for rb in 0..h {
-                let v = self.cells[c * h + rb];
-                if v == 0 {
-                    break;
-                }
-                if rb + 1 < h && self.cells[c * h + rb + 1] == v {
-                    return true;
-                }
-                if c + 1 < w && self.cells[(c + 1) * h + rb] == v {
-                    return true;
-                }
-            }
-        }
-        false
+        let s = self.stride();
+        let (a, b) = self.span();
+        (a..b).any(|i| {
+            let v = self.cells[i];
+            v != 0 && (self.cells[i + 1] == v || self.cells[i + s] == v)
+        })
     }
 
     /// Removes the group holding cell `idx`; returns its size (0 if the cell is
-    /// empty, 1 if it is a lone cell, in which case nothing changes).
+    /// empty or outside, 1 if it is a lone cell, in which case nothing changes).
     pub fn remove_group(&mut self, idx: u16) -> u32 {
-        let (w, h) = (self.w as usize, self.h as usize);
-        let n = w * h;
+        let s = self.stride();
+        let (a, b) = self.span();
         let start = idx as usize;
-        if start >= n {
+        if start < a || start >= b || start % s == s - 1 {
             return 0;
         }
         let colour = self.cells[start];
         if colour == 0 {
             return 0;
         }
-        // Flood fill, marking removed cells with 0 as we go (colour != 0).
         let mut stack = [0u16; N];
         let mut sp = 1;
         stack[0] = idx;
         self.cells[start] = 0;
         let mut size = 0u32;
-        let mut touched = 0u64; // columns touched (w <= 32 < 64)
+        let mut touched = 0u64; // bit c: column c lost a cell (w <= 32)
         while sp > 0 {
             sp -= 1;
             let i = stack[sp] as usize;
             size += 1;
-            touched |= 1 << (i / h);
-            let rb = i % h;
-            let cells = &mut self.cells;
-            let mut visit = |j: usize| {
-                if cells[j] == colour {
-                    cells[j] = 0;
+            touched |= 1 << (i / s - 1);
+            for j in [i + 1, i - 1, i + s, i - s] {
+                if self.cells[j] == colour {
+                    self.cells[j] = 0;
                     stack[sp] = j as u16;
                     sp += 1;
                 }
-            };
-            if rb + 1 < h {
-                visit(i + 1);
-            }
-            if rb > 0 {
-                visit(i - 1);
-            }
-            if i >= h {
-                visit(i - h);
-            }
-            if i + h < n {
-                visit(i + h);
             }
         }
         if size == 1 {
@@ -320,36 +327,31 @@ impl<const N: usize> CBoard<N> {
         while t != 0 {
             let c = t.trailing_zeros() as usize;
             t &= t - 1;
-            let col = &mut self.cells[c * h..c * h + h];
+            let base = a + c * s;
+            let col = &mut self.cells[base..base + s - 1];
             let mut wr = 0;
-            for rd in 0..h {
+            for rd in 0..col.len() {
                 let v = col[rd];
                 if v != 0 {
                     col[wr] = v;
                     wr += 1;
                 }
             }
-            for v in &mut col[wr..] {
-                *v = 0;
-            }
-            if wr == 0 {
-                empty_cols = true;
-            }
+            col[wr..].fill(0);
+            empty_cols |= wr == 0;
         }
         // Close empty columns to the left.
         if empty_cols {
-            let mut wc = 0;
-            for c in 0..w {
-                if self.cells[c * h] != 0 {
-                    if wc != c {
-                        self.cells.copy_within(c * h..c * h + h, wc * h);
+            let mut wc = a;
+            for base in (a..b).step_by(s) {
+                if self.cells[base] != 0 {
+                    if wc != base {
+                        self.cells.copy_within(base..base + s, wc);
                     }
-                    wc += 1;
+                    wc += s;
                 }
             }
-            for v in &mut self.cells[wc * h..n] {
-                *v = 0;
-            }
+            self.cells[wc..b].fill(0);
         }
         size
     }
@@ -357,12 +359,13 @@ impl<const N: usize> CBoard<N> {
     /// A 64-bit hash of the cells (FxHash-style), for duplicate removal.
     #[inline]
     pub fn hash64(&self) -> u64 {
-        let n = self.w as usize * self.h as usize;
+        let (a, b) = self.span();
         let mut hsh = 0u64;
-        for chunk in self.cells[..n].chunks(8) {
+        for chunk in self.cells[a..b].chunks(8) {
             let mut word = [0u8; 8];
             word[..chunk.len()].copy_from_slice(chunk);
-            hsh = (hsh.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            hsh =
+                (hsh.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
         hsh
     }
@@ -440,7 +443,11 @@ pub mod naive {
         columns.retain(|col| !col.is_empty());
         for c in 0..cols {
             for rb in 0..rows {
-                let v = columns.get(c).and_then(|col| col.get(rb)).copied().unwrap_or(EMPTY);
+                let v = columns
+                    .get(c)
+                    .and_then(|col| col.get(rb))
+                    .copied()
+                    .unwrap_or(EMPTY);
                 b.set(rows - 1 - rb, c, v);
             }
         }

@@ -33,6 +33,29 @@ pub struct EvalWeights {
     pub groups: f32,
     /// Weight of the points each colour would give as one group.
     pub colours: f32,
+    /// Keep one colour for a big final group: the colour ranked `target` by
+    /// initial cell count (0 = most frequent), or none when negative. Its groups
+    /// leave the group term and its cell count enters as `keep * pts(count)`.
+    #[serde(default = "no_target")]
+    pub target: i8,
+    #[serde(default)]
+    pub keep: f32,
+}
+
+fn no_target() -> i8 {
+    -1
+}
+
+impl EvalWeights {
+    /// Plain weights with no target colour.
+    pub const fn plain(groups: f32, colours: f32) -> Self {
+        EvalWeights {
+            groups,
+            colours,
+            target: -1,
+            keep: 0.0,
+        }
+    }
 }
 
 /// Tunables of the collapse solver (plain data, named presets).
@@ -53,16 +76,7 @@ impl SolverParams {
             Scoring::PopStar | Scoring::SameGame => SolverParams {
                 start_width: 16,
                 max_width: 1 << 20,
-                portfolio: vec![
-                    EvalWeights {
-                        groups: 1.0,
-                        colours: 0.0,
-                    },
-                    EvalWeights {
-                        groups: 1.0,
-                        colours: 0.1,
-                    },
-                ],
+                portfolio: vec![EvalWeights::plain(1.0, 0.0), EvalWeights::plain(1.0, 0.1)],
             },
         }
     }
@@ -72,10 +86,7 @@ impl SolverParams {
         SolverParams {
             start_width: 16,
             max_width: 1 << 20,
-            portfolio: vec![EvalWeights {
-                groups: 1.0,
-                colours: 0.0,
-            }],
+            portfolio: vec![EvalWeights::plain(1.0, 0.0)],
         }
     }
 }
@@ -99,6 +110,7 @@ fn evaluate<const N: usize>(
     score: i32,
     scoring: Scoring,
     w: &EvalWeights,
+    target: u8,
     groups: &mut Vec<Group>,
 ) -> i32 {
     b.groups(groups);
@@ -106,12 +118,18 @@ fn evaluate<const N: usize>(
         return score + scoring.end_bonus(b.remaining());
     }
     let mut gsum = 0i64;
+    let mut tcount = 0u32;
     for g in groups.iter() {
-        if g.size >= 2 {
+        if g.colour == target {
+            tcount += g.size as u32;
+        } else if g.size >= 2 {
             gsum += scoring.group_points(g.size as u32) as i64;
         }
     }
     let mut v = score as f32 + w.groups * gsum as f32;
+    if tcount > 0 {
+        v += w.keep * scoring.group_points(tcount) as f32;
+    }
     if w.colours != 0.0 {
         let counts = b.colour_counts();
         let csum: i64 = counts[1..]
@@ -134,6 +152,8 @@ struct Best {
 struct Pass<'a, const N: usize> {
     scoring: Scoring,
     weights: EvalWeights,
+    /// The kept colour (0 = none).
+    target: u8,
     budget: &'a Budget<'a>,
     /// (parent, rep) of every expanded node.
     history: Vec<(u32, u16)>,
@@ -149,12 +169,30 @@ impl<'a, const N: usize> Pass<'a, N> {
 
     /// Keeps the best `width` distinct states of a bucket.
     fn prune(bucket: &mut Vec<Node<N>>, width: usize) {
-        bucket.sort_unstable_by(|a, b| a.hash.cmp(&b.hash).then(b.score.cmp(&a.score)));
-        bucket.dedup_by(|a, b| a.hash == b.hash);
-        if bucket.len() > width {
-            bucket.select_nth_unstable_by(width - 1, |a, b| b.value.cmp(&a.value));
-            bucket.truncate(width);
+        // Sort small keys, not the nodes: each node moves at most once.
+        let mut keys: Vec<(u64, i32, i32, u32)> = bucket
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.hash, n.score, n.value, i as u32))
+            .collect();
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        keys.dedup_by(|a, b| a.0 == b.0);
+        if keys.len() > width {
+            keys.select_nth_unstable_by(width - 1, |a, b| b.2.cmp(&a.2).then(a.3.cmp(&b.3)));
+            keys.truncate(width);
         }
+        if keys.len() == bucket.len() {
+            return;
+        }
+        let mut keep = vec![false; bucket.len()];
+        for k in &keys {
+            keep[k.3 as usize] = true;
+        }
+        let mut i = 0;
+        bucket.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
     }
 
     /// One beam pass; returns the best complete game and whether it ran to the end.
@@ -196,7 +234,14 @@ impl<'a, const N: usize> Pass<'a, N> {
                     let mut child = node.board.clone();
                     let n = child.remove_group(g.rep);
                     let score = node.score + self.scoring.group_points(n);
-                    let value = evaluate(&child, score, self.scoring, &self.weights, &mut child_groups);
+                    let value = evaluate(
+                        &child,
+                        score,
+                        self.scoring,
+                        &self.weights,
+                        self.target,
+                        &mut child_groups,
+                    );
                     self.nodes += 1;
                     let dest = &mut buckets[r - n as usize];
                     dest.push(Node {
@@ -236,6 +281,17 @@ impl<'a, const N: usize> Pass<'a, N> {
     }
 }
 
+/// The colour ranked `rank` by cell count on `root` (ties: lower colour first); 0 for none.
+fn target_colour<const N: usize>(root: &CBoard<N>, rank: i8) -> u8 {
+    if rank < 0 {
+        return 0;
+    }
+    let counts = root.colour_counts();
+    let mut order: Vec<u8> = (1..10u8).filter(|&c| counts[c as usize] > 0).collect();
+    order.sort_by(|&a, &b| counts[b as usize].cmp(&counts[a as usize]).then(a.cmp(&b)));
+    order.get(rank as usize).copied().unwrap_or(0)
+}
+
 /// One worker: a greedy pass, then widening passes until the budget ends.
 fn worker<const N: usize>(
     root: &CBoard<N>,
@@ -244,9 +300,11 @@ fn worker<const N: usize>(
     weights: EvalWeights,
     budget: &Budget,
 ) -> (i32, Vec<u16>, SearchStats) {
+    let target = target_colour(root, weights.target);
     let mut pass: Pass<N> = Pass {
         scoring,
         weights,
+        target,
         budget,
         history: Vec::new(),
         nodes: 0,
@@ -312,10 +370,7 @@ pub fn solve<const N: usize>(
     budget: &Budget,
 ) -> Solution {
     let threads = budget.threads.clamp(1, params.portfolio.len().max(1));
-    let fallback = [EvalWeights {
-        groups: 1.0,
-        colours: 0.0,
-    }];
+    let fallback = [EvalWeights::plain(1.0, 0.0)];
     let portfolio = if params.portfolio.is_empty() {
         &fallback[..]
     } else {
@@ -329,10 +384,7 @@ pub fn solve<const N: usize>(
                 .iter()
                 .map(|&w| s.spawn(move || worker(root, scoring, params, w, budget)))
                 .collect();
-            handles
-                .into_iter()
-                .filter_map(|h| h.join().ok())
-                .collect()
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
         })
     };
     let mut stats = SearchStats::default();

@@ -1,0 +1,95 @@
+//! The whole loop against the simulator: capture, settle, read through the real
+//! reader, solve, click, verify, to the end of the game.
+
+use std::time::Duration;
+
+use gridbot::board::Board;
+use gridbot::bot::{Bot, BotConfig};
+use gridbot::games::collapse::{Collapse, Scoring};
+use gridbot::platform::sim::{random_board, Sim, SimStyle};
+use gridbot::platform::SafeInput;
+
+fn cfg() -> BotConfig {
+    BotConfig {
+        budget: Duration::from_millis(30),
+        threads: 1,
+        settle: Duration::ZERO,
+        poll: Duration::from_millis(1),
+        ..BotConfig::default()
+    }
+}
+
+#[test]
+fn plays_a_whole_game_with_the_score_it_predicted() {
+    for (scoring, board) in [
+        (Scoring::SameGame, random_board(10, 15, 3, 7)),
+        (Scoring::PopStar, random_board(8, 8, 4, 3)),
+    ] {
+        let sim = Sim::new(scoring, board, SimStyle::swellfoop());
+        let cal = sim.calibration();
+        let game = Collapse::new(scoring);
+        let input = SafeInput::new(sim.input(), sim.window_rect());
+        let mut screen = sim.screen();
+        let mut bot = Bot::new(&game, &cal, &mut screen, input, cfg());
+        let mut moves = 0;
+        let summary = bot.run(&mut |_| moves += 1).expect("plays to the end");
+        assert!(summary.game_over);
+        assert_eq!(summary.mismatches, 0);
+        assert!(summary.moves > 3);
+        assert_eq!(summary.moves, moves);
+        assert_eq!(summary.moves, sim.moves());
+        assert_eq!(summary.score, summary.predicted_score);
+        assert_eq!(summary.score, sim.score(), "the game's own count");
+        assert_eq!(summary.final_board, sim.board().to_string());
+    }
+}
+
+#[test]
+fn dry_run_sends_nothing_and_stops_after_one_plan() {
+    let board: Board = "112/133/223".parse().expect("board");
+    let sim = Sim::new(Scoring::SameGame, board.clone(), SimStyle::plain(20));
+    let cal = sim.calibration();
+    let game = Collapse::new(Scoring::SameGame);
+    let input = SafeInput::new(sim.input(), sim.window_rect());
+    let mut screen = sim.screen();
+    let mut bot = Bot::new(
+        &game,
+        &cal,
+        &mut screen,
+        input,
+        BotConfig {
+            dry_run: true,
+            ..cfg()
+        },
+    );
+    let summary = bot.run(&mut |_| {}).expect("dry run");
+    assert_eq!(summary.moves, 1);
+    assert_eq!(sim.moves(), 0);
+    assert_eq!(sim.board(), board);
+}
+
+#[test]
+fn max_moves_is_honoured() {
+    let sim = Sim::new(
+        Scoring::SameGame,
+        random_board(10, 15, 3, 11),
+        SimStyle::swellfoop(),
+    );
+    let cal = sim.calibration();
+    let game = Collapse::new(Scoring::SameGame);
+    let input = SafeInput::new(sim.input(), sim.window_rect());
+    let mut screen = sim.screen();
+    let mut bot = Bot::new(
+        &game,
+        &cal,
+        &mut screen,
+        input,
+        BotConfig {
+            max_moves: Some(3),
+            ..cfg()
+        },
+    );
+    let summary = bot.run(&mut |_| {}).expect("three moves");
+    assert_eq!((summary.moves, sim.moves()), (3, 3));
+    assert_eq!(summary.score, sim.score());
+}

@@ -1,0 +1,209 @@
+//! Collapse rules and solver: hand-checked boards, the fast board against the
+//! naive reference under proptest, and exact solver signatures.
+
+use gridbot::act::Move;
+use gridbot::board::Cell;
+use gridbot::board::{Board, EMPTY};
+use gridbot::games::collapse::rules::naive;
+use gridbot::games::collapse::{solve, CBoard, Collapse, Scoring, SolverParams};
+use gridbot::games::{Budget, Game};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+fn b(s: &str) -> Board {
+    s.parse().expect("test board")
+}
+
+#[test]
+fn removes_group_applies_gravity_and_closes_columns() {
+    // The 1s in column 0 form a group of 3; column 0 empties and closes left.
+    let start = b("1.2/1.3/123");
+    let game = Collapse::new(Scoring::PopStar);
+    let (after, pts) = game
+        .apply(&start, &Move::Click(Cell::new(2, 0)))
+        .expect("legal");
+    assert_eq!(pts, 5 * 9);
+    assert_eq!(after.to_string(), ".2./.3./23.");
+}
+
+#[test]
+fn hand_checked_moves() {
+    let game = Collapse::new(Scoring::SameGame);
+    // Lone cell: illegal.
+    assert!(game
+        .apply(&b("12/21"), &Move::Click(Cell::new(0, 0)))
+        .is_err());
+    // Removing the middle column's pair shifts the right column left.
+    let (after, pts) = game
+        .apply(&b("312/313"), &Move::Click(Cell::new(0, 1)))
+        .expect("legal");
+    assert_eq!(after.to_string(), "32./33.");
+    assert_eq!(pts, 0); // (2-2)^2
+                        // Cells fall into the hole.
+    let (after, _) = game
+        .apply(&b("2/1/1/1/3"), &Move::Click(Cell::new(1, 0)))
+        .expect("legal");
+    assert_eq!(after.to_string(), "./././2/3");
+}
+
+#[test]
+fn scoring_formulas() {
+    assert_eq!(Scoring::PopStar.group_points(2), 20);
+    assert_eq!(Scoring::PopStar.group_points(10), 500);
+    assert_eq!(Scoring::PopStar.end_bonus(0), 2000);
+    assert_eq!(Scoring::PopStar.end_bonus(9), 2000 - 20 * 81);
+    assert_eq!(Scoring::PopStar.end_bonus(10), 0);
+    assert_eq!(Scoring::SameGame.group_points(2), 0);
+    assert_eq!(Scoring::SameGame.group_points(7), 25);
+    assert_eq!(Scoring::SameGame.end_bonus(0), 1000);
+    assert_eq!(Scoring::SameGame.end_bonus(1), 0);
+}
+
+#[test]
+fn floating_and_unread_boards_are_refused() {
+    assert!(CBoard::<160>::from_board(&b("1./.1")).is_err());
+    assert!(CBoard::<160>::from_board(&b("1?/11")).is_err());
+    assert!(CBoard::<160>::from_board(&b("../.1")).is_err()); // empty column left of a filled one
+    assert!(CBoard::<160>::from_board(&b("0./10")).is_ok()); // 0 is empty in collapse
+}
+
+fn arb_board() -> impl Strategy<Value = Board> {
+    (2usize..9, 2usize..9, 2u8..6).prop_flat_map(|(rows, cols, k)| {
+        proptest::collection::vec(1u8..=k, rows * cols)
+            .prop_map(move |cells| Board::from_cells(rows, cols, cells))
+    })
+}
+
+fn pinned_runner(cases: u32) -> TestRunner {
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+    )
+}
+
+/// Plays random legal moves with both implementations and compares after each.
+#[test]
+fn fast_board_matches_naive_reference() {
+    let mut runner = pinned_runner(300);
+    runner
+        .run(
+            &(arb_board(), proptest::collection::vec(0usize..1000, 40)),
+            |(board, picks)| {
+                let mut slow = board.clone();
+                let mut fast = CBoard::<160>::from_board(&board).expect("fits");
+                let colours_before = fast.colour_counts();
+                let mut removed = [0u16; 10];
+                for pick in picks {
+                    let moves = naive::moves(&slow);
+                    let mut groups = Vec::new();
+                    fast.groups(&mut groups);
+                    let fast_moves = groups.iter().filter(|g| g.size >= 2).count();
+                    prop_assert_eq!(moves.len(), fast_moves, "move count on {}", slow);
+                    prop_assert_eq!(fast.has_move(), !moves.is_empty());
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let (r, c) = moves[pick % moves.len()];
+                    let colour = slow.get(r, c);
+                    let n_slow = naive::play(&mut slow, r, c);
+                    let idx = fast.index_of(Cell::new(r, c)).expect("inside");
+                    let n_fast = fast.remove_group(idx);
+                    prop_assert_eq!(n_slow as u32, n_fast);
+                    removed[colour as usize] += n_fast as u16;
+                    prop_assert_eq!(fast.to_board(), slow.clone());
+                    // No floating cells: every empty cell has only empties above it.
+                    for col in 0..slow.cols() {
+                        for row in 1..slow.rows() {
+                            if slow.get(row, col) == EMPTY {
+                                prop_assert_eq!(slow.get(row - 1, col), EMPTY);
+                            }
+                        }
+                    }
+                }
+                // Cells are conserved: what is left plus what was removed is what we had.
+                let after = fast.colour_counts();
+                for c in 1..10 {
+                    prop_assert_eq!(after[c] + removed[c], colours_before[c]);
+                }
+                Ok(())
+            },
+        )
+        .expect("fast and naive agree");
+}
+
+/// The solver's reported score equals replaying its moves with the naive rules.
+#[test]
+fn solver_score_matches_naive_replay() {
+    let mut runner = pinned_runner(40);
+    for scoring in [Scoring::PopStar, Scoring::SameGame] {
+        runner
+            .run(&arb_board(), |board| {
+                let cb = CBoard::<160>::from_board(&board).expect("fits");
+                let sol = solve(
+                    &cb,
+                    scoring,
+                    &SolverParams::preset(scoring),
+                    &Budget::width(8),
+                );
+                let mut slow = board.clone();
+                let mut total = 0i64;
+                for (mv, expected) in sol.moves.iter().zip(&sol.boards) {
+                    let Move::Click(cell) = mv else {
+                        panic!("collapse moves are clicks")
+                    };
+                    let n = naive::play(&mut slow, cell.row, cell.col);
+                    prop_assert!(n >= 2, "illegal move {:?}", cell);
+                    let n = n as i64;
+                    total += match scoring {
+                        Scoring::PopStar => 5 * n * n,
+                        Scoring::SameGame => (n - 2) * (n - 2),
+                    };
+                    prop_assert_eq!(&slow, expected);
+                }
+                prop_assert!(
+                    naive::moves(&slow).is_empty(),
+                    "line of play must end the game"
+                );
+                let left = slow.filled_count() as i64;
+                total += match scoring {
+                    Scoring::PopStar if left < 10 => 2000 - 20 * left * left,
+                    Scoring::SameGame if left == 0 => 1000,
+                    _ => 0,
+                };
+                prop_assert_eq!(total, sol.score);
+                Ok(())
+            })
+            .expect("solver scores are exact");
+    }
+}
+
+const BENCH0: &str = "3531154335/1142413414/1455345251/5122432353/5342355345/1532543355/3234332341/3515315441/2315152321/4542243213";
+
+/// Exact signatures: fixed board, fixed width, one thread.
+#[test]
+fn solver_signature_on_a_fixed_board() {
+    let cb = CBoard::<160>::from_board(&b(BENCH0)).expect("fits");
+    let sol = solve(
+        &cb,
+        Scoring::PopStar,
+        &SolverParams::reference(),
+        &Budget::width(64),
+    );
+    assert_eq!(
+        (sol.score, sol.stats.nodes),
+        (0, 0),
+        "update after checking"
+    );
+}
+
+#[test]
+fn wider_search_is_never_worse_than_greedy() {
+    let cb = CBoard::<160>::from_board(&b(BENCH0)).expect("fits");
+    let p = SolverParams::reference();
+    let greedy = solve(&cb, Scoring::PopStar, &p, &Budget::width(1)).score;
+    let wide = solve(&cb, Scoring::PopStar, &p, &Budget::width(256)).score;
+    assert!(wide >= greedy, "{wide} < {greedy}");
+}
