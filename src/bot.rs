@@ -254,8 +254,10 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         self.park(&cal, frame.rect)?;
         let mut last = crop_board(&frame.image, &cal);
         let mut still_since = Instant::now();
+        let mut compared = false;
         loop {
-            if still_since.elapsed() >= self.cfg.settle {
+            // At least two identical frames, and still for `settle`.
+            if compared && still_since.elapsed() >= self.cfg.settle {
                 t.settle_ms = start.elapsed().as_secs_f64() * 1e3;
                 return Ok((frame, cal));
             }
@@ -265,7 +267,8 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
             std::thread::sleep(self.cfg.poll);
             let (f, c) = self.grab(t)?;
             let now = crop_board(&f.image, &c);
-            if now != last || f.rect != frame.rect {
+            compared = now == last && f.rect == frame.rect;
+            if !compared {
                 still_since = Instant::now();
                 if f.rect != frame.rect {
                     self.park(&c, f.rect)?;

@@ -35,7 +35,9 @@ pub struct EvalWeights {
     pub colours: f32,
     /// Keep one colour for a big final group: the colour ranked `target` by
     /// initial cell count (0 = most frequent), or none when negative. Its groups
-    /// leave the group term and its cell count enters as `keep * pts(count)`.
+    /// leave the group term and enter with weight `keep` instead (above 1, taking
+    /// them costs more than it earns, so they wait to merge: TabuColor as an
+    /// evaluation, after Schadd et al.'s SP-MCTS SameGame playouts).
     #[serde(default = "no_target")]
     pub target: i8,
     #[serde(default)]
@@ -118,18 +120,15 @@ fn evaluate<const N: usize>(
         return score + scoring.end_bonus(b.remaining());
     }
     let mut gsum = 0i64;
-    let mut tcount = 0u32;
+    let mut tsum = 0i64;
     for g in groups.iter() {
         if g.colour == target {
-            tcount += g.size as u32;
+            tsum += scoring.group_points(g.size as u32) as i64;
         } else if g.size >= 2 {
             gsum += scoring.group_points(g.size as u32) as i64;
         }
     }
-    let mut v = score as f32 + w.groups * gsum as f32;
-    if tcount > 0 {
-        v += w.keep * scoring.group_points(tcount) as f32;
-    }
+    let mut v = score as f32 + w.groups * gsum as f32 + w.keep * tsum as f32;
     if w.colours != 0.0 {
         let counts = b.colour_counts();
         let csum: i64 = counts[1..]
