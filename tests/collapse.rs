@@ -182,21 +182,22 @@ fn solver_score_matches_naive_replay() {
 
 const BENCH0: &str = "3531154335/1142413414/1455345251/5122432353/5342355345/1532543355/3234332341/3515315441/2315152321/4542243213";
 
+const SAMEGAME0: &str = "341523515143532/215441221412133/333532545545522/533314544345521/514414121121211/451444544154214/315513354221441/111554243554213/541312355112134/313432354554331/244121545543313/315434431413254/431132352225324/231113114253222/445432212524352";
+
 /// Exact signatures: fixed board, fixed width, one thread.
 #[test]
 fn solver_signature_on_a_fixed_board() {
     let cb = CBoard::<160>::from_board(&b(BENCH0)).expect("fits");
-    let sol = solve(
-        &cb,
-        Scoring::PopStar,
-        &SolverParams::reference(),
-        &Budget::width(64),
-    );
-    assert_eq!(
-        (sol.score, sol.stats.nodes),
-        (0, 0),
-        "update after checking"
-    );
+    let reference = SolverParams::reference();
+    let sol = solve(&cb, Scoring::PopStar, &reference, &Budget::width(64));
+    assert_eq!((sol.score, sol.stats.nodes), (5025, 40724));
+    let preset = SolverParams::preset(Scoring::PopStar);
+    let sol = solve(&cb, Scoring::PopStar, &preset, &Budget::width(64));
+    assert_eq!((sol.score, sol.stats.nodes), (5300, 43284));
+    let big = CBoard::<400>::from_board(&b(SAMEGAME0)).expect("fits");
+    let preset = SolverParams::preset(Scoring::SameGame);
+    let sol = solve(&big, Scoring::SameGame, &preset, &Budget::width(16));
+    assert_eq!((sol.score, sol.stats.nodes), (1411, 59278));
 }
 
 #[test]
