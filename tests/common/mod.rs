@@ -385,6 +385,33 @@ impl XSession {
         }
     }
 
+    /// Quits the game as a user would (Ctrl+Q, so it saves its game) and
+    /// returns the numbers of the `saved-game` it wrote (see
+    /// [`SavedGame::numbers`]); empty if it saved `nothing`.
+    pub fn quit_game_and_read_saved(&mut self) -> Result<Vec<u64>, String> {
+        // openbox focuses a new window anyway; activation only helps if
+        // something else took the focus (a failure here is not fatal).
+        let _ = self.xdotool(&[
+            "search",
+            "--onlyvisible",
+            "--name",
+            "^Swell Foop$",
+            "windowactivate",
+        ]);
+        std::thread::sleep(Duration::from_millis(200));
+        self.xdotool(&["key", "ctrl+q"])?;
+        let until = Instant::now() + Duration::from_secs(10);
+        while self.game_running() {
+            if Instant::now() > until {
+                return Err("Swell Foop did not quit on Ctrl+Q".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.stop_game();
+        let text = self.gsettings(&["get", "org.gnome.SwellFoop", "saved-game"])?;
+        Ok(gvariant_numbers(&text))
+    }
+
     /// Runs `xdotool ARGS` in the session.
     pub fn xdotool(&self, args: &[&str]) -> Result<(), String> {
         let st = self
@@ -568,6 +595,44 @@ impl SavedGame {
         }
     }
 
+    /// Checks what Swell Foop checks before it accepts a saved game (else it
+    /// silently starts a random one): every cell 1..=`colors`, each colour at
+    /// least twice, some move on the initial board, and the game not over after
+    /// the stored clicks.
+    pub fn validate(&self, colors: u8) -> Result<(), String> {
+        let mut count = [0usize; 5];
+        for &v in self.initial.iter().flatten() {
+            if v == 0 || v > colors {
+                return Err(format!("cell value {v} outside 1..={colors}"));
+            }
+            count[v as usize] += 1;
+        }
+        if let Some(c) = (1..=colors).find(|&c| count[c as usize] < 2) {
+            return Err(format!("colour {c} appears fewer than twice"));
+        }
+        if is_over(&self.initial) {
+            return Err("the initial board has no move".into());
+        }
+        let r = self.replay()?;
+        if is_over(&r.board) {
+            return Err("the game is over after the stored clicks".into());
+        }
+        Ok(())
+    }
+
+    /// The numbers of a saved-game value in order: the initial board cells,
+    /// the history index (0), then the clicks as (column, row) pairs. Used to
+    /// compare with what `gsettings get` prints.
+    pub fn numbers(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.initial.iter().flatten().map(|&c| c as u64).collect();
+        v.push(0);
+        for &(c, r) in &self.clicks {
+            v.push(c as u64);
+            v.push(r as u64);
+        }
+        v
+    }
+
     /// The GVariant text for `gsettings set org.gnome.SwellFoop saved-game`.
     pub fn to_gvariant(&self) -> String {
         let rows: Vec<String> = self
@@ -736,4 +801,45 @@ pub fn save_png_small(img: &RgbImage, path: &Path) -> Result<(), String> {
         image::ExtendedColorType::Rgb8,
     )
     .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The integers (decimal or `0x` hex) in a printed GVariant, in order, after
+/// its leading `@type` annotation.
+pub fn gvariant_numbers(text: &str) -> Vec<u64> {
+    let body = match text.strip_prefix('@') {
+        Some(rest) => rest.split_once(' ').map(|(_, b)| b).unwrap_or(""),
+        None => text,
+    };
+    let mut out = Vec::new();
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            if bytes[i] == b'0' && bytes.get(i + 1) == Some(&b'x') {
+                i += 2;
+                let s = i;
+                while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                    i += 1;
+                }
+                out.push(u64::from_str_radix(&body[s..i], 16).unwrap_or(u64::MAX));
+            } else {
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push(body[start..i].parse().unwrap_or(u64::MAX));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A board position in window pixels: the centre of cell (row, col) of a
+/// Swell Foop window `win_w` pixels wide (cells are 50 px; the board is
+/// centred horizontally and starts 50 px below the window top).
+pub fn cell_centre_in_window(win_w: u32, cols: usize, row: usize, col: usize) -> (i32, i32) {
+    let x0 = (win_w as i32 - cols as i32 * 50) / 2;
+    (x0 + col as i32 * 50 + 25, 50 + row as i32 * 50 + 25)
 }

@@ -1,0 +1,591 @@
+//! End-to-end against the real Swell Foop under a private Xvfb session.
+//!
+//! `gridbot_plays_swell_foop_to_the_end` starts Swell Foop (normal size 15x10,
+//! 3 colours, a known board loaded through `saved-game`), runs the built
+//! `gridbot play ... --json` against its window and checks the run three ways:
+//! the summary (no mismatch, score == predicted score), an independent replay
+//! of the clicked cells with Swell Foop's rules (every board the bot read, up
+//! to a renaming of colours, and the final score), and the score the game
+//! itself stored in its high-score file once the game-over dialog is closed.
+//! It skips (passes with a message) when Xvfb or the other session tools are
+//! missing, and fails on anything else.
+//!
+//! The other tests here are `#[ignore]`d tools: `capture_fixtures` rewrites
+//! `fixtures/swellfoop-*/` (with `GRIDBOT_CAPTURE_FIXTURES=1`), `measure`
+//! prints capture and animation timings, and `snap` saves the window of an
+//! existing display (see scripts/xsession.sh).
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use gridbot::platform::live::LiveWindow;
+use gridbot::platform::FrameSource;
+
+/// Starts a session, or prints why the test is skipped and returns `None`.
+fn session_or_skip(test: &str) -> Option<XSession> {
+    if let Some(tool) = missing_tool() {
+        eprintln!("SKIP {test}: {tool} is not installed (needs xvfb, openbox, dbus, x11-utils)");
+        return None;
+    }
+    match XSession::start() {
+        Ok(s) => Some(s),
+        Err(e) => panic!("{test}: cannot start the X session: {e}"),
+    }
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Moves the pointer to a spot outside every game window (not a corner).
+fn park_pointer(s: &XSession) {
+    if let Err(e) = s.xdotool(&["mousemove", "20", "1000"]) {
+        panic!("cannot park the pointer: {e}");
+    }
+}
+
+/// A child process in its own group, killed (group and all) when dropped.
+struct Guarded(Child);
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.0.id())])
+                .status();
+            let _ = self.0.kill();
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `cmd` with a time limit; returns (exit status, stdout, stderr).
+fn run_with_timeout(
+    mut cmd: Command,
+    limit: Duration,
+) -> Result<(std::process::ExitStatus, String, String), String> {
+    let child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    let mut g = Guarded(child);
+    let mut out = g.0.stdout.take().ok_or("no stdout pipe")?;
+    let mut err = g.0.stderr.take().ok_or("no stderr pipe")?;
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let until = Instant::now() + limit;
+    let status = loop {
+        match g.0.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() > until => {
+                drop(g);
+                let stderr = t_err.join().unwrap_or_default();
+                return Err(format!(
+                    "timed out after {limit:?}; stderr tail: {}",
+                    tail(&stderr, 15)
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(format!("waiting for the child: {e}")),
+        }
+    };
+    let stdout = t_out.join().unwrap_or_default();
+    let stderr = t_err.join().unwrap_or_default();
+    Ok((status, stdout, stderr))
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Board text (crate format) to rows of cell values; `.` = 0, `?` = 255.
+fn parse_board(text: &str) -> Result<Vec<Vec<u8>>, String> {
+    text.split('/')
+        .map(|row| {
+            row.chars()
+                .map(|c| match c {
+                    '.' => Ok(0),
+                    '?' => Ok(255),
+                    '0'..='9' => Ok(c as u8 - b'0' + 1),
+                    _ => Err(format!("bad cell {c:?} in board {text:?}")),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// True when `read` equals `truth` up to a one-to-one renaming of colours
+/// (empty stays empty). `truth` uses 0 for empty, colours 1..=4.
+fn same_up_to_colours(read: &[Vec<u8>], truth: &[Vec<u8>]) -> bool {
+    if read.len() != truth.len() {
+        return false;
+    }
+    let mut fwd = std::collections::HashMap::new();
+    let mut back = std::collections::HashMap::new();
+    for (ra, ta) in read.iter().zip(truth) {
+        if ra.len() != ta.len() {
+            return false;
+        }
+        for (&r, &t) in ra.iter().zip(ta) {
+            if (r == 0) != (t == 0) || r == 255 {
+                return false;
+            }
+            if *fwd.entry(r).or_insert(t) != t || *back.entry(t).or_insert(r) != r {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The board gridbot plays in the end-to-end test: normal size, 3 colours.
+fn e2e_board() -> SavedGame {
+    let g = SavedGame::random(15, 10, 3, 20240607);
+    if let Err(e) = g.validate(3) {
+        panic!("the e2e board is not one Swell Foop accepts: {e}");
+    }
+    g
+}
+
+#[test]
+#[ignore = "needs `gridbot play --window` with a real vision and calibration/swellfoop-normal.toml"]
+fn gridbot_plays_swell_foop_to_the_end() {
+    let test = "gridbot_plays_swell_foop_to_the_end";
+    let Some(mut s) = session_or_skip(test) else {
+        return;
+    };
+    let calibration = repo().join("calibration/swellfoop-normal.toml");
+    assert!(
+        calibration.is_file(),
+        "{} is missing",
+        calibration.display()
+    );
+    let game = e2e_board();
+    park_pointer(&s);
+    let win = s
+        .launch_swell_foop(&SwellFoop {
+            size: Size::Normal,
+            colors: 3,
+            saved: Some(game.clone()),
+        })
+        .unwrap_or_else(|e| panic!("{test}: {e}"));
+    assert_eq!((win.w, win.h), (760, 556), "unexpected window size {win:?}");
+    park_pointer(&s);
+
+    let mut cmd = s.command(env!("CARGO_BIN_EXE_gridbot"));
+    cmd.args(["play", "--game", "samegame", "--window", "Swell Foop"])
+        .arg("--calibration")
+        .arg(&calibration)
+        .arg("--json")
+        .env("RUST_LOG", "info");
+    let (status, stdout, stderr) =
+        run_with_timeout(cmd, Duration::from_secs(900)).unwrap_or_else(|e| panic!("{test}: {e}"));
+    assert!(
+        status.success(),
+        "gridbot exited with {status}; stderr tail:\n{}",
+        tail(&stderr, 20)
+    );
+
+    // Every stdout line is JSON; the last one is the summary.
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let (last, moves) = lines
+        .split_last()
+        .unwrap_or_else(|| panic!("gridbot printed nothing; stderr:\n{}", tail(&stderr, 20)));
+    let summary = last
+        .get("summary")
+        .unwrap_or_else(|| panic!("last line is not a summary: {last}"));
+    let num = |k: &str| {
+        summary
+            .get(k)
+            .and_then(|v| v.as_i64())
+            .unwrap_or_else(|| panic!("summary has no integer {k:?}: {summary}"))
+    };
+    assert_eq!(num("mismatches"), 0, "summary: {summary}");
+    assert_eq!(num("score"), num("predicted_score"), "summary: {summary}");
+    assert!(num("moves") > 0, "no move was made: {summary}");
+    assert_eq!(
+        num("moves") as usize,
+        moves.len(),
+        "one line per move: {summary}"
+    );
+
+    // Replay the clicks independently from the board we loaded.
+    let mut truth = game.clone();
+    for (i, m) in moves.iter().enumerate() {
+        let before = truth
+            .replay()
+            .unwrap_or_else(|e| panic!("replay: {e}"))
+            .board;
+        let read = m
+            .get("board")
+            .and_then(|b| b.as_str())
+            .unwrap_or_else(|| panic!("move {i} has no board: {m}"));
+        let read = parse_board(read).unwrap_or_else(|e| panic!("move {i}: {e}"));
+        assert!(
+            same_up_to_colours(&read, &before),
+            "move {i}: gridbot read {}\nbut the game shows {}",
+            m["board"],
+            board_text(&before)
+        );
+        let cell = m
+            .get("cell")
+            .and_then(|c| c.as_array())
+            .and_then(|c| Some((c.first()?.as_u64()?, c.get(1)?.as_u64()?)))
+            .unwrap_or_else(|| panic!("move {i} has no \"cell\": [row, col]: {m}"));
+        truth.clicks.push((cell.1 as u8, cell.0 as u8));
+        if let Err(e) = truth.replay() {
+            panic!("move {i}: gridbot clicked a cell that is no move on the real board: {e}");
+        }
+    }
+    let end = truth.replay().unwrap_or_else(|e| panic!("replay: {e}"));
+    assert!(
+        is_over(&end.board),
+        "gridbot stopped before the game ended; the board is {}",
+        board_text(&end.board)
+    );
+    assert_eq!(
+        num("score") as u64,
+        end.score,
+        "gridbot's score differs from Swell Foop's rules on the moves it made"
+    );
+
+    // The game's own count: close the game-over dialog ("Congratulations!",
+    // a fresh HOME makes every score a top ten), then Swell Foop writes
+    // `SCORE TIMESTAMP USER` to ~/.local/share/swell-foop/scores/normal-3.
+    let scores = s.home().join(".local/share/swell-foop/scores/normal-3");
+    let stored = s
+        .wait_until(
+            "Swell Foop to store its score",
+            Duration::from_secs(20),
+            |s| {
+                if let Ok(text) = std::fs::read_to_string(&scores) {
+                    return text.split_whitespace().next()?.parse::<i64>().ok();
+                }
+                if !find_window("congratulations").is_empty() {
+                    let _ = s.xdotool(&["key", "Escape"]);
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                None
+            },
+        )
+        .unwrap_or_else(|e| panic!("{test}: {e}"));
+    assert_eq!(
+        num("score"),
+        stored,
+        "gridbot's score differs from the score Swell Foop stored"
+    );
+}
+
+/// One fixture screenshot to take.
+struct Shot {
+    name: &'static str,
+    colors: u8,
+    /// Seed of the initial board.
+    seed: u64,
+    /// Greedy clicks stored in the saved game (mid-game boards).
+    clicks: usize,
+    kind: ShotKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ShotKind {
+    /// The board as loaded, pointer parked outside the window.
+    Still,
+    /// The pointer rests on the largest group (drawn brighter).
+    Hover,
+    /// Play the last move live: the game-over dialog shows; expected `none`.
+    GameOver,
+}
+
+/// A mid-game board: from `seed` on, the first board whose greedy play
+/// reaches, after at least `min_clicks` clicks and before the game ends, a
+/// position with an empty right column and a hole in the top row. With
+/// `min_clicks == 0` the full initial board.
+fn mid_game(cols: usize, rows: usize, colors: u8, seed: u64, min_clicks: usize) -> SavedGame {
+    for s in seed..seed + 500 {
+        let mut g = SavedGame::random(cols, rows, colors, s);
+        if g.validate(colors).is_err() {
+            continue;
+        }
+        if min_clicks == 0 {
+            return g;
+        }
+        for _ in 0..cols * rows {
+            if g.play_greedy(1).is_err() {
+                break;
+            }
+            let Ok(r) = g.replay() else { break };
+            if is_over(&r.board) {
+                break;
+            }
+            let empty_right = r.board.iter().all(|row| row[cols - 1] == 0);
+            let empty_top = r.board[0].contains(&0);
+            if g.clicks.len() >= min_clicks && empty_right && empty_top {
+                return g;
+            }
+        }
+    }
+    panic!("no suitable mid-game board from seed {seed}");
+}
+
+/// A board one move before its end: all but the last greedy click stored.
+fn before_end(cols: usize, rows: usize, colors: u8, seed: u64) -> (SavedGame, (u8, u8)) {
+    for s in seed..seed + 500 {
+        let mut g = SavedGame::random(cols, rows, colors, s);
+        if g.validate(colors).is_err() || g.play_greedy(1000).is_err() {
+            continue;
+        }
+        let Some(last) = g.clicks.pop() else { continue };
+        if g.validate(colors).is_ok() {
+            return (g, last);
+        }
+    }
+    panic!("no suitable end-game board from seed {seed}");
+}
+
+fn shots(size: Size) -> Vec<Shot> {
+    use ShotKind::*;
+    let (c, r) = size.dims();
+    let mid = (c * r) / 30;
+    let shot = |name, colors, seed, clicks, kind| Shot {
+        name,
+        colors,
+        seed,
+        clicks,
+        kind,
+    };
+    match size {
+        Size::Small => vec![
+            shot("c2-full", 2, 11, 0, Still),
+            shot("c3-full", 3, 12, 0, Still),
+            shot("c4-mid", 4, 13, 2, Still),
+            shot("c3-hover", 3, 14, 1, Hover),
+            shot("c2-gameover", 2, 15, 0, GameOver),
+        ],
+        Size::Normal => vec![
+            shot("c2-mid", 2, 21, mid, Still),
+            shot("c3-full", 3, 22, 0, Still),
+            shot("c4-mid", 4, 23, mid, Still),
+            shot("c3-hover", 3, 24, mid / 2, Hover),
+            shot("c3-gameover", 3, 25, 0, GameOver),
+        ],
+        Size::Large => vec![
+            shot("c2-mid", 2, 31, mid, Still),
+            shot("c3-mid", 3, 32, mid, Still),
+            shot("c4-full", 4, 33, 0, Still),
+            shot("c4-hover", 4, 34, mid, Hover),
+            shot("c4-gameover", 4, 35, 0, GameOver),
+        ],
+    }
+}
+
+/// Takes one fixture; returns a line for the directory's `saved-games.tsv`.
+fn take(s: &mut XSession, size: Size, shot: &Shot, dir: &Path) -> String {
+    let (cols, rows) = size.dims();
+    let (game, last) = match shot.kind {
+        ShotKind::GameOver => {
+            let (g, last) = before_end(cols, rows, shot.colors, shot.seed);
+            (g, Some(last))
+        }
+        _ => (
+            mid_game(cols, rows, shot.colors, shot.seed, shot.clicks),
+            None,
+        ),
+    };
+    park_pointer(s);
+    let win = s
+        .launch_swell_foop(&SwellFoop {
+            size,
+            colors: shot.colors,
+            saved: Some(game.clone()),
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", shot.name));
+    let board = game.replay().unwrap_or_else(|e| panic!("{e}")).board;
+    let mut pointer = String::from("parked");
+    let expected = match shot.kind {
+        ShotKind::Still => board_text(&board),
+        ShotKind::Hover => {
+            let mut g = game.clone();
+            g.play_greedy(1).unwrap_or_else(|e| panic!("{e}"));
+            let (c, r) = g.clicks[g.clicks.len() - 1];
+            let (x, y) = cell_centre_in_window(win.w, cols, r as usize, c as usize);
+            let (x, y) = ((win.x + x).to_string(), (win.y + y).to_string());
+            s.xdotool(&["mousemove", &x, &y])
+                .unwrap_or_else(|e| panic!("{e}"));
+            pointer = format!("row {r} col {c}");
+            std::thread::sleep(Duration::from_millis(500));
+            board_text(&board)
+        }
+        ShotKind::GameOver => {
+            let Some((c, r)) = last else {
+                panic!("no last move")
+            };
+            let (x, y) = cell_centre_in_window(win.w, cols, r as usize, c as usize);
+            let (x, y) = ((win.x + x).to_string(), (win.y + y).to_string());
+            s.xdotool(&["mousemove", &x, &y, "click", "1"])
+                .unwrap_or_else(|e| panic!("{e}"));
+            park_pointer(s);
+            s.wait_until("the game-over dialog", Duration::from_secs(10), |_| {
+                (!find_window("congratulations").is_empty()).then_some(())
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", shot.name));
+            pointer = format!("clicked row {r} col {c}, dialog up");
+            std::thread::sleep(Duration::from_millis(700));
+            "none".to_string()
+        }
+    };
+    let img = capture_window("swell foop").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((img.width(), img.height()), (win.w, win.h));
+    let png = dir.join(format!("{}.png", shot.name));
+    save_png_small(&img, &png).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join(format!("{}.txt", shot.name)),
+        format!("{expected}\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Ground truth check: the game saves exactly the game we loaded.
+    if shot.kind == ShotKind::GameOver {
+        s.stop_game();
+    } else {
+        let saved = s
+            .quit_game_and_read_saved()
+            .unwrap_or_else(|e| panic!("{}: {e}", shot.name));
+        assert_eq!(
+            saved,
+            game.numbers(),
+            "{}: Swell Foop did not keep the loaded game",
+            shot.name
+        );
+    }
+    eprintln!(
+        "{}/{}: {} bytes, {expected}",
+        dir.display(),
+        shot.name,
+        std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0)
+    );
+    format!(
+        "{}\t{}\t{}\t{}\t{}",
+        shot.name,
+        size.name(),
+        shot.colors,
+        pointer,
+        game.to_gvariant()
+    )
+}
+
+/// Rewrites fixtures/swellfoop-{small,normal,large}/ from scratch.
+/// `GRIDBOT_CAPTURE_FIXTURES=1 cargo test --test e2e_swellfoop capture_fixtures -- --ignored`
+#[test]
+#[ignore = "rewrites fixtures; run by hand with GRIDBOT_CAPTURE_FIXTURES=1"]
+fn capture_fixtures() {
+    if std::env::var("GRIDBOT_CAPTURE_FIXTURES").as_deref() != Ok("1") {
+        eprintln!("set GRIDBOT_CAPTURE_FIXTURES=1 to rewrite fixtures/swellfoop-*");
+        return;
+    }
+    let Some(mut s) = session_or_skip("capture_fixtures") else {
+        return;
+    };
+    for size in [Size::Small, Size::Normal, Size::Large] {
+        let dir = repo().join(format!("fixtures/swellfoop-{}", size.name()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let mut tsv =
+            vec!["# name\tsize\tcolors\tpointer\tsaved-game (org.gnome.SwellFoop)".to_string()];
+        for shot in shots(size) {
+            tsv.push(take(&mut s, size, &shot, &dir));
+        }
+        std::fs::write(dir.join("saved-games.tsv"), tsv.join("\n") + "\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Prints capture time per frame (LiveWindow, this build) and how long the
+/// board keeps changing after a click.
+/// `cargo test --test e2e_swellfoop measure -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement, not a check"]
+fn measure() {
+    let Some(mut s) = session_or_skip("measure") else {
+        return;
+    };
+    let game = e2e_board();
+    park_pointer(&s);
+    let win = s
+        .launch_swell_foop(&SwellFoop {
+            size: Size::Normal,
+            colors: 3,
+            saved: Some(game.clone()),
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut lw = LiveWindow::find("Swell Foop").unwrap_or_else(|e| panic!("{e}"));
+    let n = 50;
+    let t = Instant::now();
+    for _ in 0..n {
+        lw.grab().unwrap_or_else(|e| panic!("{e}"));
+    }
+    let per = t.elapsed() / n;
+    eprintln!("LiveWindow::grab of {}x{}: {per:?} per frame", win.w, win.h);
+
+    let mut g = game.clone();
+    for k in 0..5 {
+        g.play_greedy(1).unwrap_or_else(|e| panic!("{e}"));
+        let (c, r) = g.clicks[g.clicks.len() - 1];
+        let (x, y) = cell_centre_in_window(win.w, 15, r as usize, c as usize);
+        let (x, y) = ((win.x + x).to_string(), (win.y + y).to_string());
+        s.xdotool(&["mousemove", &x, &y])
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::thread::sleep(Duration::from_millis(400));
+        s.xdotool(&["click", "1"]).unwrap_or_else(|e| panic!("{e}"));
+        let t0 = Instant::now();
+        park_pointer(&s);
+        let mut prev = lw.grab().unwrap_or_else(|e| panic!("{e}")).image;
+        let mut last_change = Duration::ZERO;
+        while t0.elapsed() < Duration::from_millis(2000) {
+            let img = lw.grab().unwrap_or_else(|e| panic!("{e}")).image;
+            if img.as_raw() != prev.as_raw() {
+                last_change = t0.elapsed();
+            }
+            prev = img;
+        }
+        eprintln!("click {k}: the window last changed {last_change:?} after the click");
+    }
+    s.stop_game();
+}
+
+/// Saves the window titled `GRIDBOT_SNAP_TITLE` (default "Swell Foop") of the
+/// current `DISPLAY` to `GRIDBOT_SNAP`.
+#[test]
+#[ignore = "a tool for scripts/xsession.sh sessions"]
+fn snap() {
+    let Ok(out) = std::env::var("GRIDBOT_SNAP") else {
+        eprintln!("set GRIDBOT_SNAP=FILE.png");
+        return;
+    };
+    let title = std::env::var("GRIDBOT_SNAP_TITLE").unwrap_or_else(|_| "Swell Foop".into());
+    for w in find_window("") {
+        eprintln!("window {w:?}");
+    }
+    let img = capture_window(&title).unwrap_or_else(|e| panic!("{e}"));
+    save_png_small(&img, Path::new(&out)).unwrap_or_else(|e| panic!("{e}"));
+}
