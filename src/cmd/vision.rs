@@ -12,7 +12,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use gridbot::board::Board;
 use gridbot::games;
-use gridbot::vision::calibrate::{calibrate as learn, CalibrateOptions, CalibrationReport};
+use gridbot::vision::calibrate::{
+    calibrate_shots as learn_shots, CalibrateOptions, CalibrationReport, Label,
+};
 use gridbot::vision::overlay::draw_overlay;
 use gridbot::vision::replay::{fixture_dirs, replay_dir, ReplaySummary};
 use gridbot::vision::{load_image, read_board, Calibration, VisionError};
@@ -43,9 +45,10 @@ pub struct CalibrateArgs {
     /// Game: samegame (Swell Foop) or popstar.
     #[arg(long)]
     game: String,
-    /// A screenshot of the game window.
+    /// A screenshot of the game window; repeat for more (same size; the
+    /// grid is found on the first, so put the fullest board first).
     #[arg(long, conflicts_with = "window", required_unless_present = "window")]
-    image: Option<PathBuf>,
+    image: Vec<PathBuf>,
     /// Grab one frame of the window with this title instead.
     #[arg(long)]
     window: Option<String>,
@@ -58,9 +61,20 @@ pub struct CalibrateArgs {
     /// Number of tile colours (default: chosen by a distance gap).
     #[arg(long)]
     colours: Option<usize>,
-    /// The board shown on the screenshot, as text: names every colour exactly.
+    /// The board shown on the screenshot, as text (or @FILE holding it): names
+    /// every colour exactly; `none` for a screen that must read as no board
+    /// (a game-over screen). Repeat once per --image.
     #[arg(long)]
-    board: Option<String>,
+    board: Vec<String>,
+    /// Window anchors to record (uniform spots outside the board that tell the
+    /// game window from a blank picture); 0 refuses every uniform reading,
+    /// e.g. a cleared board (right for Swell Foop, which shows no cleared board).
+    #[arg(long, default_value_t = 8)]
+    anchors: usize,
+    /// Brightness factor of the hovered group (sRGB); default: learned from
+    /// labelled screenshots that show one; 1 = no highlighted variants.
+    #[arg(long)]
+    highlight: Option<f32>,
     /// The board rectangle X,Y,W,H in window pixels (tile extents) instead of finding it.
     #[arg(long, value_parser = parse_rect)]
     rect: Option<(f64, f64, f64, f64)>,
@@ -212,7 +226,7 @@ fn grab_window(title: &str) -> anyhow::Result<RgbImage> {
     bail!("--window {title:?}: live capture is not in this build yet; save a screenshot and use --image")
 }
 
-fn print_report(cal: &Calibration, r: &CalibrationReport) {
+fn print_report(cal: &Calibration, r: &CalibrationReport, board_pos: &[usize]) {
     let g = &cal.grid;
     if let Some(l) = &r.located {
         eprintln!(
@@ -274,38 +288,91 @@ fn print_report(cal: &Calibration, r: &CalibrationReport) {
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }
-    match &r.read_back {
-        Ok(b) => eprintln!("reads: {b}"),
-        Err(e) => eprintln!("reads: {e}"),
+    if let Some(f) = r.highlight {
+        eprintln!("highlight: hovered tiles are {f:.3}x brighter; variants added");
     }
+    for (k, rb) in r.read_back.iter().enumerate() {
+        let n = board_pos.get(k).map_or(0, |p| p + 1);
+        match rb {
+            Ok(b) => eprintln!("#{n} reads: {b}"),
+            Err(e) => eprintln!("#{n} reads: {e}"),
+        }
+    }
+}
+
+/// A `--board` value: board text, `none`, or `@FILE` holding either.
+fn parse_board_arg(arg: &str) -> anyhow::Result<Option<Board>> {
+    let text = match arg.strip_prefix('@') {
+        Some(path) => {
+            std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?
+        }
+        None => arg.to_string(),
+    };
+    if text.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    text.trim()
+        .parse()
+        .map(Some)
+        .with_context(|| format!("bad --board {arg:?}"))
 }
 
 pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
     games::by_name(&a.game)?;
-    let board: Option<Board> = match &a.board {
-        Some(t) => Some(t.parse().context("bad --board")?),
-        None => None,
-    };
+    let boards: Vec<Option<Board>> = a
+        .board
+        .iter()
+        .map(|b| parse_board_arg(b))
+        .collect::<anyhow::Result<_>>()?;
+    let first = boards.iter().flatten().next();
     let rows = a
         .rows
-        .or(board.as_ref().map(|b| b.rows()))
+        .or(first.map(|b| b.rows()))
         .context("need --rows (or --board)")?;
     let cols = a
         .cols
-        .or(board.as_ref().map(|b| b.cols()))
+        .or(first.map(|b| b.cols()))
         .context("need --cols (or --board)")?;
-    let img = match (&a.image, &a.window) {
-        (Some(p), _) => load_image(p)?,
-        (None, Some(t)) => grab_window(t)?,
-        (None, None) => bail!("need --image FILE or --window TITLE"),
+    let images: Vec<RgbImage> = match (&a.image[..], &a.window) {
+        ([], Some(t)) => vec![grab_window(t)?],
+        ([], None) => bail!("need --image FILE or --window TITLE"),
+        (paths, _) => paths
+            .iter()
+            .map(|p| load_image(p))
+            .collect::<Result<_, _>>()?,
     };
+    if !boards.is_empty() && boards.len() != images.len() {
+        bail!(
+            "{} --board for {} screenshots: give one per screenshot or none",
+            boards.len(),
+            images.len()
+        );
+    }
     let mut opts = CalibrateOptions::new(&a.game, rows, cols);
     opts.colours = a.colours;
-    opts.board = board;
     opts.rect = a.rect;
     opts.gap = a.gap;
-    let (cal, report) = learn(&img, &opts)?;
-    print_report(&cal, &report);
+    opts.highlight = a.highlight;
+    opts.params.max_anchors = a.anchors;
+    let label = |i: usize| match boards.get(i) {
+        None => Label::Unknown,
+        Some(None) => Label::NoBoard,
+        Some(Some(b)) => Label::Board(b),
+    };
+    let shots: Vec<(&RgbImage, Label)> = images
+        .iter()
+        .enumerate()
+        .map(|(i, img)| (img, label(i)))
+        .collect();
+    // Report numbering: the position among the --image arguments.
+    let board_pos: Vec<usize> = (0..images.len())
+        .filter(|&i| label(i) != Label::NoBoard)
+        .collect();
+    let none_pos: Vec<usize> = (0..images.len())
+        .filter(|&i| label(i) == Label::NoBoard)
+        .collect();
+    let (cal, report) = learn_shots(&shots, &opts)?;
+    print_report(&cal, &report, &board_pos);
     match &a.out {
         Some(p) => {
             cal.save(p)?;
@@ -314,29 +381,50 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
         None => print!("{}", cal.to_toml()),
     }
     if let Some(p) = &a.overlay {
-        let ov = draw_overlay(&img, &cal)?;
+        let ov = draw_overlay(&images[board_pos.first().copied().unwrap_or(0)], &cal)?;
         ov.save(p)
             .with_context(|| format!("cannot write {}", p.display()))?;
         eprintln!("wrote {}", p.display());
     }
+    let mut code = 0;
     if !report.mismatches.is_empty() {
         let cells: Vec<String> = report
             .mismatches
             .iter()
-            .map(|c| format!("({},{})", c.row, c.col))
+            .map(|(k, c)| {
+                format!(
+                    "#{} ({},{})",
+                    board_pos.get(*k).map_or(0, |p| p + 1),
+                    c.row,
+                    c.col
+                )
+            })
             .collect();
         eprintln!(
-            "gridbot: the new calibration misreads {} cells of --board: {}",
+            "gridbot: the new calibration misreads {} cells of the given boards: {}",
             cells.len(),
             cells.join(" ")
         );
-        return Ok(1);
+        code = 1;
     }
-    if let Err(e) = &report.read_back {
-        eprintln!("gridbot: the new calibration cannot read its own screenshot: {e}");
-        return Ok(1);
+    for (k, r) in report.read_back.iter().enumerate() {
+        if let Err(e) = r {
+            let n = board_pos.get(k).map_or(0, |p| p + 1);
+            eprintln!("gridbot: the new calibration cannot read screenshot #{n}: {e}");
+            code = 1;
+        }
     }
-    Ok(0)
+    for (k, r) in report.refusal_reads.iter().enumerate() {
+        let n = none_pos.get(k).map_or(0, |p| p + 1);
+        match r {
+            Ok(()) => eprintln!("#{n} refused as no board (as labelled)"),
+            Err(e) => {
+                eprintln!("gridbot: screenshot #{n} is labelled none but {e}");
+                code = 1;
+            }
+        }
+    }
+    Ok(code)
 }
 
 fn expand_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {

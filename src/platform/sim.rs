@@ -404,6 +404,7 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
                 max_spread: 1.0,
                 empty: vec![],
                 colours: vec![],
+                refuse: vec![],
             };
             (Sampling::rings(), palette)
         }

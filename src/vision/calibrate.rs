@@ -1,12 +1,18 @@
-//! Learning a calibration from one screenshot.
+//! Learning a calibration from screenshots of one window layout.
 //!
-//! Coordinates: the screenshot's window pixels become the calibration's
-//! reference window (so the calibration fits that window size exactly).
+//! Coordinates: the screenshots' window pixels become the calibration's
+//! reference window (so the calibration fits that window size exactly); all
+//! screenshots must have the same size.
 //!
-//! Steps: find the grid ([`super::locate`]) or take a given rectangle; read
-//! every cell's robust colour with the sampling pattern; then name the colours:
-//! - with a known board (`board`): every colour index is the robust centre of
-//!   the cells labelled with it (exact indices, the cleanest way);
+//! Steps: find the grid on the first screenshot ([`super::locate`]) or take a
+//! given rectangle; choose the sampling pattern whose samples agree best; read
+//! every cell's robust colour; then name the colours:
+//! - with known boards (one per screenshot): every colour index is the robust
+//!   centre of the cells labelled with it (exact indices, the cleanest way).
+//!   Cells far from their class (a hover highlight) are outliers; when they are
+//!   a consistent brightness change of their class colour in sRGB, that
+//!   factor is learned and every colour gets a highlighted variant with the
+//!   same index (Swell Foop draws the hovered group about 1.42x brighter);
 //! - without: cells close to the background just outside the board read as
 //!   empty; the rest are clustered by k-means in Lab (Lloyd's algorithm with
 //!   farthest-point seeding, Gonzalez 1985), `K` given or chosen by adding
@@ -24,7 +30,9 @@
 use image::RgbImage;
 
 use super::classify::{read_board, read_cells, CellReading};
-use super::colour::{delta_e, mean, median_mut, rgb_to_lab, robust_centre, Lab};
+use super::colour::{
+    chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
+};
 use super::layout::{
     Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, WindowSize, SCHEMA,
 };
@@ -76,8 +84,12 @@ pub struct CalibrateOptions {
     pub cols: usize,
     /// Number of colours (without `board`); `None` chooses by distance gap.
     pub colours: Option<usize>,
-    /// The board shown on the screenshot, if known: exact palette indices.
+    /// The board shown on the screenshot, if known: exact palette indices
+    /// (used by [`calibrate`]; [`calibrate_shots`] takes one per screenshot).
     pub board: Option<Board>,
+    /// Highlighted variants: `None` learns a factor from outliers of labelled
+    /// screenshots (if any), `Some(1.0)` turns them off, `Some(f)` forces `f`.
+    pub highlight: Option<f32>,
     /// The board rectangle `(x, y, w, h)` (tile extents) if known; else found.
     pub rect: Option<(f64, f64, f64, f64)>,
     /// The gap between tiles when `rect` is given.
@@ -102,11 +114,33 @@ impl CalibrateOptions {
             cols,
             colours: None,
             board: None,
+            highlight: None,
             rect: None,
             gap: 0.0,
             first_index,
             sampling: None,
             params: CalibrateParams::default(),
+        }
+    }
+}
+
+/// What a calibration screenshot is known to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label<'a> {
+    /// Not known: colours are clustered.
+    Unknown,
+    /// This board (exact palette indices).
+    Board(&'a Board),
+    /// No board (a dialog or game-over screen): its unreadable cells'
+    /// colours become the palette's `refuse` colours, if needed to refuse it.
+    NoBoard,
+}
+
+impl<'a> Label<'a> {
+    fn board(self) -> Option<&'a Board> {
+        match self {
+            Label::Board(b) => Some(b),
+            _ => None,
         }
     }
 }
@@ -120,8 +154,11 @@ pub struct ClassStats {
     pub lab: Lab,
     /// Largest ΔE of a member (outliers excluded) to the class colour.
     pub max_distance: f32,
-    /// Members farther than the class allows (e.g. a hover highlight).
-    pub outliers: Vec<Cell>,
+    /// Members farther than the class allows (e.g. a hover highlight), as
+    /// (screenshot index, cell).
+    pub outliers: Vec<(usize, Cell)>,
+    /// The outliers' colours.
+    pub outlier_labs: Vec<Lab>,
 }
 
 /// What calibration measured and decided.
@@ -136,10 +173,14 @@ pub struct CalibrationReport {
     pub max_spread: f32,
     /// The colour just outside the board.
     pub background: Option<Lab>,
-    /// The board read back with the new calibration (or the error text).
-    pub read_back: Result<Board, String>,
-    /// Cells where the read-back differs from the given board.
-    pub mismatches: Vec<Cell>,
+    /// The learned (or given) highlight factor, if variants were added.
+    pub highlight: Option<f32>,
+    /// Each screenshot read back with the new calibration (or the error text).
+    pub read_back: Vec<Result<Board, String>>,
+    /// (screenshot index, cell) where the read-back differs from the given board.
+    pub mismatches: Vec<(usize, Cell)>,
+    /// Each no-board screenshot: `Ok` when the new calibration refuses it.
+    pub refusal_reads: Vec<Result<(), String>>,
     pub warnings: Vec<String>,
 }
 
@@ -289,9 +330,12 @@ fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>
     (assign, centres)
 }
 
+/// A cell of one screenshot: (screenshot index, cell, what was read).
+type Member = (usize, Cell, CellReading);
+
 /// Robust class colour and its stats from member cells.
-fn class_stats(value: u8, members: &[(Cell, CellReading)]) -> ClassStats {
-    let labs: Vec<Lab> = members.iter().map(|m| m.1.lab).collect();
+fn class_stats(value: u8, members: &[Member]) -> ClassStats {
+    let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
     let (lab, _) = robust_centre(&labs);
     let mut d: Vec<f32> = labs.iter().map(|l| delta_e(*l, lab)).collect();
     let med = median_mut(&mut d.clone());
@@ -300,7 +344,7 @@ fn class_stats(value: u8, members: &[(Cell, CellReading)]) -> ClassStats {
     let mut max_distance = 0f32;
     for (m, dist) in members.iter().zip(d.iter_mut()) {
         if *dist > limit {
-            outliers.push(m.0);
+            outliers.push((m.0, m.1));
         } else {
             max_distance = max_distance.max(*dist);
         }
@@ -311,7 +355,73 @@ fn class_stats(value: u8, members: &[(Cell, CellReading)]) -> ClassStats {
         lab,
         max_distance,
         outliers,
+        outlier_labs: members
+            .iter()
+            .zip(&d)
+            .filter(|(_, &dist)| dist > limit)
+            .map(|(m, _)| m.2.lab)
+            .collect(),
     }
+}
+
+/// A rough colour name from Lab (hue bins on the `a`/`b` plane).
+pub fn colour_name(lab: Lab) -> &'static str {
+    if chroma(lab) < 10.0 {
+        return if lab[0] < 25.0 {
+            "black"
+        } else if lab[0] > 80.0 {
+            "white"
+        } else {
+            "grey"
+        };
+    }
+    let h = lab[2].atan2(lab[1]).to_degrees().rem_euclid(360.0);
+    match h {
+        h if h < 20.0 => "pink",
+        h if h < 55.0 => "red",
+        h if h < 75.0 => "orange",
+        h if h < 110.0 => "yellow",
+        h if h < 170.0 => "green",
+        h if h < 230.0 => "cyan",
+        h if h < 300.0 => "blue",
+        h if h < 340.0 => "purple",
+        _ => "pink",
+    }
+}
+
+/// Estimates a highlight as a brightness factor in sRGB: the median ratio of
+/// the outliers' channels to their class colour's (channels of at least 24
+/// only). Returns `None` unless at least 80 % of the ratios lie within 8 %
+/// of the median and the median differs from 1 by more than 8 %.
+fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
+    let mut ratios = Vec::new();
+    for c in classes.iter().filter(|c| c.value <= 9) {
+        let base = lab_to_rgb(c.lab);
+        for o in &c.outlier_labs {
+            let v = lab_to_rgb(*o);
+            for k in 0..3 {
+                if base[k] >= 24 && v[k] < 255 {
+                    ratios.push(v[k] as f32 / base[k] as f32);
+                }
+            }
+        }
+    }
+    if ratios.len() < 3 {
+        return None;
+    }
+    let m = median_mut(&mut ratios.clone());
+    let close = ratios
+        .iter()
+        .filter(|r| (*r / m - 1.0).abs() <= 0.08)
+        .count();
+    let consistent = close as f32 >= 0.8 * ratios.len() as f32;
+    (consistent && (m - 1.0).abs() > 0.08 && (0.3..=3.0).contains(&m)).then_some(m)
+}
+
+/// A colour multiplied by `factor` in sRGB (clamped), in Lab.
+fn brighten(lab: Lab, factor: f32) -> Lab {
+    let c = lab_to_rgb(lab).map(|v| (v as f32 * factor).round().clamp(0.0, 255.0) as u8);
+    rgb_to_lab(c)
 }
 
 fn value_name(v: u8) -> String {
@@ -397,24 +507,83 @@ fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-/// Learns a calibration from a screenshot of the game window.
+/// Learns a calibration from a screenshot of the game window (with
+/// `opts.board` if the board on it is known).
 pub fn calibrate(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(Calibration, CalibrationReport), VisionError> {
+    let label = match &opts.board {
+        Some(b) => Label::Board(b),
+        None => Label::Unknown,
+    };
+    calibrate_shots(&[(img, label)], opts)
+}
+
+fn calibrate_error(msg: impl Into<String>) -> VisionError {
+    VisionError::Calibrate(msg.into())
+}
+
+/// Learns a calibration from several screenshots of the same window layout,
+/// each with its label: boards for all or none of the board screenshots,
+/// plus any number of [`Label::NoBoard`] screenshots. The grid is found on the
+/// first board screenshot: put the fullest board first.
+pub fn calibrate_shots(
+    all_shots: &[(&RgbImage, Label)],
+    opts: &CalibrateOptions,
+) -> Result<(Calibration, CalibrationReport), VisionError> {
+    let shots: Vec<(&RgbImage, Option<&Board>)> = all_shots
+        .iter()
+        .filter(|s| s.1 != Label::NoBoard)
+        .map(|s| (s.0, s.1.board()))
+        .collect();
+    let refusals: Vec<&RgbImage> = all_shots
+        .iter()
+        .filter(|s| s.1 == Label::NoBoard)
+        .map(|s| s.0)
+        .collect();
     let (rows, cols) = (opts.rows, opts.cols);
     if !(1..=64).contains(&rows) || !(1..=64).contains(&cols) {
-        return Err(VisionError::Calibrate(format!(
+        return Err(calibrate_error(format!(
             "rows {rows} x cols {cols} out of range 1..=64"
         )));
     }
-    if let Some(b) = &opts.board {
-        if (b.rows(), b.cols()) != (rows, cols) {
-            return Err(VisionError::Calibrate(format!(
-                "--board is {}x{} but --rows/--cols say {rows}x{cols}",
-                b.rows(),
-                b.cols()
+    let Some(&(first, first_board)) = shots.first() else {
+        return Err(calibrate_error("no screenshot of a board"));
+    };
+    let (w, h) = (first.width(), first.height());
+    if let Some(img) = refusals.iter().find(|i| (i.width(), i.height()) != (w, h)) {
+        return Err(calibrate_error(format!(
+            "a no-board screenshot is {}x{}, the first is {w}x{h}",
+            img.width(),
+            img.height()
+        )));
+    }
+    let labelled = shots.iter().filter(|s| s.1.is_some()).count();
+    if labelled != 0 && labelled != shots.len() {
+        return Err(calibrate_error(format!(
+            "{labelled} of {} screenshots have a board: give one for every screenshot or none",
+            shots.len()
+        )));
+    }
+    for (i, (img, board)) in shots.iter().enumerate() {
+        if (img.width(), img.height()) != (w, h) {
+            return Err(calibrate_error(format!(
+                "screenshot {} is {}x{}, the first is {w}x{h}",
+                i + 1,
+                img.width(),
+                img.height()
             )));
+        }
+        if let Some(b) = board {
+            if (b.rows(), b.cols()) != (rows, cols) {
+                return Err(calibrate_error(format!(
+                    "board {} is {}x{} but rows/cols say {rows}x{cols}",
+                    i + 1,
+                    b.rows(),
+                    b.cols()
+                )));
+            }
         }
     }
     let p = &opts.params;
@@ -424,13 +593,13 @@ pub fn calibrate(
     let (grid, located) = match opts.rect {
         Some(r) => (grid_from_rect(r, opts.gap, rows, cols), None),
         None => {
-            let extent = match &opts.board {
+            let extent = match first_board {
                 Some(b) => filled_extent(b).ok_or_else(|| {
-                    VisionError::Calibrate("the given board has no coloured cell to locate".into())
+                    calibrate_error("the first board has no coloured cell to locate")
                 })?,
                 None => Extent::full(rows, cols),
             };
-            let l = locate_grid(img, rows, cols, extent, &p.locate)?;
+            let l = locate_grid(first, rows, cols, extent, &p.locate)?;
             if l.fill < 0.5 {
                 warnings.push(format!(
                     "tile pixels fill only {:.0}% of the board box: check the overlay",
@@ -454,8 +623,8 @@ pub fn calibrate(
         rows,
         cols,
         window: WindowSize {
-            width: img.width(),
-            height: img.height(),
+            width: w,
+            height: h,
         },
         grid,
         sampling: Sampling::rings(),
@@ -468,128 +637,159 @@ pub fn calibrate(
                 name: String::new(),
                 lab: [0.0; 3],
             }],
+            refuse: Vec::new(),
         },
         anchors: Vec::new(),
     };
     cal.validate()
-        .map_err(|e| VisionError::Calibrate(format!("the found grid is unusable: {e}")))?;
+        .map_err(|e| calibrate_error(format!("the found grid is unusable: {e}")))?;
 
-    // 2. Sampling pattern and cell colours.
+    // 2. Sampling pattern and cell colours (pooled over the screenshots).
     let candidates = match &opts.sampling {
         Some(s) => vec![s.clone()],
         None => Sampling::candidates(),
     };
-    let mut best: Option<(f32, Sampling, Vec<CellReading>)> = None;
+    let mut best: Option<(f32, Sampling, Vec<Member>)> = None;
     for s in candidates {
         cal.sampling = s;
-        let cells = read_cells(img, &cal)?;
-        let mut spreads: Vec<f32> = cells.iter().map(|c| c.spread).collect();
+        let mut members: Vec<Member> = Vec::with_capacity(shots.len() * rows * cols);
+        for (k, (img, _)) in shots.iter().enumerate() {
+            let cells = read_cells(img, &cal)?;
+            members.extend(
+                cells
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, c)| (k, Cell::new(i / cols, i % cols), c)),
+            );
+        }
+        let mut spreads: Vec<f32> = members.iter().map(|m| m.2.spread).collect();
         spreads.sort_unstable_by(f32::total_cmp);
         let p90 = spreads[(spreads.len() * 9 / 10).min(spreads.len() - 1)];
         if best.as_ref().is_none_or(|b| p90 < b.0 - 1e-3) {
-            best = Some((p90, cal.sampling.clone(), cells));
+            best = Some((p90, cal.sampling.clone(), members));
         }
     }
-    let Some((_, sampling, cells)) = best else {
-        return Err(VisionError::Calibrate("no sampling pattern".into()));
+    let Some((_, sampling, members)) = best else {
+        return Err(calibrate_error("no sampling pattern"));
     };
     cal.sampling = sampling;
-    let at = |i: usize| Cell::new(i / cols, i % cols);
-    let background = background_around(img, &cal.grid, rows, cols);
+    let background = background_around(first, &cal.grid, rows, cols);
 
     // 3. Classes.
     let mut classes: Vec<ClassStats> = Vec::new();
-    match &opts.board {
-        Some(b) => {
-            let mut values: Vec<u8> = b
-                .cells()
+    if labelled > 0 {
+        let label = |m: &Member| {
+            shots[m.0]
+                .1
+                .map(|b| b.get(m.1.row, m.1.col))
+                .unwrap_or(UNKNOWN)
+        };
+        let mut values: Vec<u8> = members
+            .iter()
+            .map(label)
+            .filter(|&v| v != UNKNOWN)
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        for v in values {
+            let of_v: Vec<Member> = members.iter().filter(|m| label(m) == v).copied().collect();
+            classes.push(class_stats(v, &of_v));
+        }
+    } else {
+        let (mut rest, mut empties): (Vec<Member>, Vec<Member>) = (Vec::new(), Vec::new());
+        for m in &members {
+            match background {
+                Some(bg) if delta_e(m.2.lab, bg) <= p.empty_distance => empties.push(*m),
+                _ => rest.push(*m),
+            }
+        }
+        let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
+        let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
+        // Number clusters by first appearance in reading order.
+        let mut order: Vec<usize> = Vec::new();
+        for &a in &assign {
+            if !order.contains(&a) {
+                order.push(a);
+            }
+        }
+        if order.len() + opts.first_index as usize > 10 {
+            return Err(calibrate_error(format!(
+                "found {} colours; at most {} fit the digits from {}",
+                order.len(),
+                10 - opts.first_index as usize,
+                opts.first_index
+            )));
+        }
+        if let Some(k) = opts.colours {
+            if centres.len() < k {
+                warnings.push(format!(
+                    "asked for {k} colours but only {} distinct cell colours",
+                    centres.len()
+                ));
+            }
+        }
+        for (n, &cluster) in order.iter().enumerate() {
+            let of_cluster: Vec<Member> = rest
                 .iter()
-                .copied()
-                .filter(|&v| v != UNKNOWN)
+                .zip(&assign)
+                .filter(|(_, &a)| a == cluster)
+                .map(|(m, _)| *m)
                 .collect();
-            values.sort_unstable();
-            values.dedup();
-            for v in values {
-                let members: Vec<(Cell, CellReading)> = (0..cells.len())
-                    .filter(|&i| b.cells()[i] == v)
-                    .map(|i| (at(i), cells[i]))
-                    .collect();
-                classes.push(class_stats(v, &members));
-            }
+            classes.push(class_stats(opts.first_index + n as u8, &of_cluster));
         }
-        None => {
-            let mut rest: Vec<usize> = Vec::new();
-            let mut empties: Vec<(Cell, CellReading)> = Vec::new();
-            for (i, c) in cells.iter().enumerate() {
-                match background {
-                    Some(bg) if delta_e(c.lab, bg) <= p.empty_distance => empties.push((at(i), *c)),
-                    _ => rest.push(i),
-                }
-            }
-            let points: Vec<Lab> = rest.iter().map(|&i| cells[i].lab).collect();
-            let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
-            // Number clusters by first appearance in reading order.
-            let mut order: Vec<usize> = Vec::new();
-            for &a in &assign {
-                if !order.contains(&a) {
-                    order.push(a);
-                }
-            }
-            if order.len() + opts.first_index as usize > 10 {
-                return Err(VisionError::Calibrate(format!(
-                    "found {} colours; at most {} fit the digits from {}",
-                    order.len(),
-                    10 - opts.first_index as usize,
-                    opts.first_index
-                )));
-            }
-            if let Some(k) = opts.colours {
-                if centres.len() < k {
-                    warnings.push(format!(
-                        "asked for {k} colours but only {} distinct cell colours",
-                        centres.len()
-                    ));
-                }
-            }
-            for (n, &cluster) in order.iter().enumerate() {
-                let members: Vec<(Cell, CellReading)> = rest
-                    .iter()
-                    .zip(&assign)
-                    .filter(|(_, &a)| a == cluster)
-                    .map(|(&i, _)| (at(i), cells[i]))
-                    .collect();
-                classes.push(class_stats(opts.first_index + n as u8, &members));
-            }
-            if !empties.is_empty() {
-                classes.push(class_stats(EMPTY, &empties));
-            }
-        }
-    }
-    for c in &classes {
-        if !c.outliers.is_empty() {
-            warnings.push(format!(
-                "{} of {} cells of {} look different (hover highlight?): {:?}",
-                c.outliers.len(),
-                c.cells,
-                value_name(c.value),
-                c.outliers
-                    .iter()
-                    .map(|c| (c.row, c.col))
-                    .collect::<Vec<_>>()
-            ));
+        if !empties.is_empty() {
+            classes.push(class_stats(EMPTY, &empties));
         }
     }
     if classes.iter().all(|c| c.value == EMPTY) {
-        return Err(VisionError::Calibrate("no coloured cells found".into()));
+        return Err(calibrate_error("no coloured cells found"));
     }
 
-    // 4. Palette and limits.
+    // 4. Highlighted variants.
+    let highlight = match opts.highlight {
+        Some(f) if (f - 1.0).abs() < 1e-3 => None,
+        Some(f) => Some(f),
+        None if labelled > 0 => estimate_highlight(&classes),
+        None => None,
+    };
+    for c in &classes {
+        if !c.outliers.is_empty() && highlight.is_none() {
+            let shown: Vec<String> = c
+                .outliers
+                .iter()
+                .take(8)
+                .map(|(k, cell)| format!("#{} ({},{})", k + 1, cell.row, cell.col))
+                .collect();
+            warnings.push(format!(
+                "{} of {} cells of {} look different (hover highlight?): {}",
+                c.outliers.len(),
+                c.cells,
+                value_name(c.value),
+                shown.join(" ")
+            ));
+        }
+    }
+    let mut refs: Vec<(u8, Lab, String)> = classes
+        .iter()
+        .map(|c| (c.value, c.lab, colour_name(c.lab).to_string()))
+        .collect();
+    if let Some(f) = highlight {
+        for c in classes.iter().filter(|c| c.value <= 9) {
+            refs.push((
+                c.value,
+                brighten(c.lab, f),
+                format!("{} highlighted", colour_name(c.lab)),
+            ));
+        }
+    }
+
+    // 5. Palette and limits.
     let mut min_sep: Option<(u8, u8, f32)> = None;
-    for (i, a) in classes.iter().enumerate() {
-        for b in &classes[i + 1..] {
-            let d = delta_e(a.lab, b.lab);
+    for (i, a) in refs.iter().enumerate() {
+        for b in refs[i + 1..].iter().filter(|b| b.0 != a.0) {
+            let d = delta_e(a.1, b.1);
             if min_sep.is_none_or(|m| d < m.2) {
-                min_sep = Some((a.value, b.value, d));
+                min_sep = Some((a.0, b.0, d));
             }
         }
     }
@@ -597,18 +797,16 @@ pub fn calibrate(
     let mut threshold = (p.threshold_margin * worst_in).max(p.threshold_floor);
     if let Some((a, b, d)) = min_sep {
         if threshold > d / 2.0 {
-            if p.threshold_floor > d / 2.0 || p.threshold_margin * worst_in > d / 2.0 {
-                warnings.push(format!(
-                    "colours {} and {} are only ΔE {d:.1} apart; cells vary by up to {worst_in:.1}: \
-                     readings may be fragile",
-                    value_name(a),
-                    value_name(b)
-                ));
-            }
+            warnings.push(format!(
+                "colours {} and {} are only ΔE {d:.1} apart; cells vary by up to {worst_in:.1}: \
+                 readings may be fragile",
+                value_name(a),
+                value_name(b)
+            ));
             threshold = d / 2.0;
         }
     }
-    let mut spreads: Vec<f32> = cells.iter().map(|c| c.spread).collect();
+    let mut spreads: Vec<f32> = members.iter().map(|m| m.2.spread).collect();
     let worst_spread = spreads.iter().copied().fold(0.0, f32::max);
     let median_spread = median_mut(&mut spreads);
     let max_spread = (p.spread_margin * worst_spread)
@@ -617,46 +815,75 @@ pub fn calibrate(
     cal.palette = Palette {
         threshold: (threshold * 100.0).round() / 100.0,
         max_spread: (max_spread * 100.0).round() / 100.0,
-        empty: classes
+        empty: refs
             .iter()
-            .filter(|c| c.value == EMPTY)
-            .map(|c| round_lab(c.lab))
+            .filter(|r| r.0 == EMPTY)
+            .map(|r| round_lab(r.1))
             .collect(),
-        colours: classes
+        colours: refs
             .iter()
-            .filter(|c| c.value <= 9)
-            .map(|c| PaletteColour {
-                index: c.value,
-                name: String::new(),
-                lab: round_lab(c.lab),
+            .filter(|r| r.0 <= 9)
+            .map(|r| PaletteColour {
+                index: r.0,
+                name: r.2.clone(),
+                lab: round_lab(r.1),
             })
             .collect(),
+        refuse: Vec::new(),
     };
     if cal.palette.empty.is_empty() {
         if let Some(bg) = background {
-            // No empty cell on the screenshot: the background outside the
+            // No empty cell on the screenshots: the background outside the
             // board is the best guess for what an emptied cell shows.
             cal.palette.empty.push(round_lab(bg));
             warnings.push(
-                "no empty cell on the screenshot: empty colour taken from around the board".into(),
+                "no empty cell on the screenshots: empty colour taken from around the board".into(),
             );
         }
     }
-    cal.anchors = pick_anchors(img, &cal, p.max_anchors);
+    cal.anchors = pick_anchors(first, &cal, p.max_anchors);
     cal.validate().map_err(VisionError::Calibrate)?;
 
-    // 5. Read back.
-    let read_back = read_board(img, &cal)
-        .map(|r| r.board)
-        .map_err(|e| e.to_string());
-    let mismatches = match (&opts.board, &read_back) {
-        (Some(want), Ok(got)) => want
-            .diff(got)
-            .into_iter()
-            .filter(|c| want.get(c.row, c.col) != UNKNOWN)
-            .collect(),
-        _ => Vec::new(),
-    };
+    // 6. Refusal colours: what the no-board screenshots show where they
+    //    cannot be read, for those the palette alone would read as a board.
+    let mut refusal_reads = Vec::with_capacity(refusals.len());
+    for img in &refusals {
+        if read_board(img, &cal).is_ok() {
+            for c in read_cells(img, &cal)?.iter().filter(|c| c.value == UNKNOWN) {
+                let seen = cal
+                    .palette
+                    .refuse
+                    .iter()
+                    .any(|r| delta_e(*r, c.lab) <= cal.palette.threshold / 2.0);
+                if !seen {
+                    cal.palette.refuse.push(round_lab(c.lab));
+                }
+            }
+        }
+        refusal_reads.push(match read_board(img, &cal) {
+            Ok(r) => Err(format!("still reads as a board: {}", r.board)),
+            Err(e) if e.is_no_board() => Ok(()),
+            Err(e) => Err(e.to_string()),
+        });
+    }
+
+    // 7. Read back.
+    let mut read_back = Vec::with_capacity(shots.len());
+    let mut mismatches = Vec::new();
+    for (k, (img, board)) in shots.iter().enumerate() {
+        let got = read_board(img, &cal)
+            .map(|r| r.board)
+            .map_err(|e| e.to_string());
+        if let (Some(want), Ok(got)) = (board, &got) {
+            mismatches.extend(
+                want.diff(got)
+                    .into_iter()
+                    .filter(|c| want.get(c.row, c.col) != UNKNOWN)
+                    .map(|c| (k, c)),
+            );
+        }
+        read_back.push(got);
+    }
     let report = CalibrationReport {
         located,
         classes,
@@ -664,8 +891,10 @@ pub fn calibrate(
         threshold: cal.palette.threshold,
         max_spread: cal.palette.max_spread,
         background,
+        highlight,
         read_back,
         mismatches,
+        refusal_reads,
         warnings,
     };
     Ok((cal, report))

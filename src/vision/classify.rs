@@ -13,7 +13,9 @@
 //! reads as `?` ([`UNKNOWN`]) when that distance exceeds `palette.threshold`
 //! or the samples' spread exceeds `palette.max_spread` (nothing uniform there).
 //!
-//! Whole-picture checks ([`read_board`]): more than a quarter of the cells
+//! Whole-picture checks ([`read_board`]): an unreadable cell matching one of
+//! the palette's `refuse` colours (learned from screenshots labelled `none`,
+//! e.g. Swell Foop's game-over button), more than a quarter of the cells
 //! unreadable, or a uniform reading (every cell the same value) whose window
 //! anchors do not match, is [`VisionError::NoBoard`].
 
@@ -37,6 +39,9 @@ pub struct CellReading {
     pub distance: f32,
     /// The value read: `nearest`, or [`UNKNOWN`] when out of tolerance.
     pub value: u8,
+    /// An unreadable cell that matches one of the palette's `refuse` colours
+    /// (a dialog or game-over overlay): the picture is no board.
+    pub refused: bool,
 }
 
 /// Largest fraction of unreadable cells before the picture is "no board".
@@ -83,12 +88,19 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or((UNKNOWN, f32::INFINITY));
             let ok = distance <= cal.palette.threshold && spread <= cal.palette.max_spread;
+            let refused = !ok
+                && cal
+                    .palette
+                    .refuse
+                    .iter()
+                    .any(|r| delta_e(lab, *r) <= cal.palette.threshold);
             out.push(CellReading {
                 lab,
                 spread,
                 nearest,
                 distance,
                 value: if ok { nearest } else { UNKNOWN },
+                refused,
             });
         }
     }
@@ -155,6 +167,20 @@ pub fn read_board(img: &RgbImage, cal: &Calibration) -> Result<Reading, VisionEr
     let Some(&first) = cells.first() else {
         return Err(VisionError::NoBoard("the calibration has no cells".into()));
     };
+    if let Some((i, c)) = cells.iter().enumerate().find(|(_, c)| c.refused) {
+        let refused = cells.iter().filter(|c| c.refused).count();
+        return Err(VisionError::NoBoard(format!(
+            "{refused} cells show a refusal colour (a dialog or game-over overlay), first at \
+             row {}, column {}: Lab ({:.1}, {:.1}, {:.1}), nearest {} at ΔE {:.1}",
+            i / cal.cols,
+            i % cal.cols,
+            c.lab[0],
+            c.lab[1],
+            c.lab[2],
+            cell_name(cal, c.nearest),
+            c.distance
+        )));
+    }
     let unknown = cells.iter().filter(|c| c.value == UNKNOWN).count();
     if unknown as f64 > MAX_UNKNOWN_FRACTION * n as f64 {
         let mut d: Vec<f32> = cells.iter().map(|c| c.distance).collect();

@@ -15,7 +15,9 @@
 //! The palette maps reference colours (CIE Lab, D65) to cell values: each
 //! `[[palette.colours]]` entry has an `index` (the digit it reads as; several
 //! entries may share one, e.g. a highlighted variant), and `palette.empty`
-//! lists the colours that read as an empty cell. `threshold` is the largest ΔE
+//! lists the colours that read as an empty cell; `palette.refuse` lists overlay
+//! colours (a cell that reads `?` and matches one refuses the whole picture).
+//! `threshold` is the largest ΔE
 //! (CIE76) at which a cell still reads as its nearest palette colour;
 //! `max_spread` the largest spread of a cell's samples before it reads as `?`.
 //!
@@ -190,6 +192,10 @@ pub struct Palette {
     pub empty: Vec<Lab>,
     /// Colours that read as a colour index.
     pub colours: Vec<PaletteColour>,
+    /// Colours of overlays (dialogs, game-over screens): an unreadable cell
+    /// within `threshold` of one makes the picture "no board".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refuse: Vec<Lab>,
 }
 
 fn default_max_spread() -> f32 {
@@ -518,6 +524,7 @@ mod tests {
                     name: "red".into(),
                     lab: [50.0, 60.0, 40.0],
                 }],
+                refuse: vec![],
             },
             anchors: vec![Anchor {
                 at: [1.5, 1.5],

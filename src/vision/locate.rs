@@ -11,6 +11,10 @@
 //!    rows/columns holding at least `min_fill` of the best one's mask count,
 //!    merged into one cluster across gaps narrower than a tile (so isolated
 //!    colourful UI elements do not count), computed rows, columns, rows again;
+//!    then grown over neighbouring rows/columns holding a third of a tile of
+//!    mask (the sparse top of a half-cleared board) across gaps under a
+//!    quarter tile. The box is the extent of *all* tiles: with a known board
+//!    that is its filled extent, else the board must be full;
 //! 3. the pitch and gap: with `n` tiles across a box of width `W`,
 //!    `W = n * pitch - gap`; the gap is the width whose predicted gap columns
 //!    have the least mask compared with the tile columns (a matched filter over
@@ -91,6 +95,11 @@ pub fn tile_mask(img: &RgbImage, params: &LocateParams) -> Vec<bool> {
 /// into clusters across gaps narrower than the median run length; returns the
 /// cluster with the most mass as `(first, last)` inclusive.
 fn main_cluster(profile: &[u32], thresh: u32) -> Option<(usize, usize)> {
+    main_cluster_runs(profile, thresh).map(|(c, _)| c)
+}
+
+/// [`main_cluster`] and the median run length (about one tile).
+fn main_cluster_runs(profile: &[u32], thresh: u32) -> Option<((usize, usize), usize)> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut start = None;
     for (i, &v) in profile.iter().enumerate() {
@@ -130,7 +139,41 @@ fn main_cluster(profile: &[u32], thresh: u32) -> Option<(usize, usize)> {
     if best.is_none_or(|b| m > b.1) {
         best = Some((cur, m));
     }
-    best.map(|b| b.0)
+    best.map(|b| (b.0, max_gap))
+}
+
+/// Grows `range` over neighbouring indices with at least `min_count`, across
+/// gaps of at most `max_gap` (so sparse rows of tiles next to the dense core,
+/// e.g. the top of a half-cleared board, are included).
+fn grow(profile: &[u32], range: (usize, usize), min_count: u32, max_gap: usize) -> (usize, usize) {
+    let (mut lo, mut hi) = range;
+    let mut gap = 0;
+    let mut i = lo;
+    while i > 0 {
+        i -= 1;
+        if profile[i] >= min_count {
+            lo = i;
+            gap = 0;
+        } else {
+            gap += 1;
+            if gap > max_gap {
+                break;
+            }
+        }
+    }
+    gap = 0;
+    for (j, &v) in profile.iter().enumerate().skip(hi + 1) {
+        if v >= min_count {
+            hi = j;
+            gap = 0;
+        } else {
+            gap += 1;
+            if gap > max_gap {
+                break;
+            }
+        }
+    }
+    (lo, hi)
 }
 
 fn row_profile(mask: &[bool], w: usize, xs: (usize, usize), h: usize) -> Vec<u32> {
@@ -238,9 +281,15 @@ pub fn locate_grid(
     let cp = col_profile(&mask, w, ys);
     let xs = main_cluster(&cp, thresh(&cp)).ok_or_else(|| no_cluster("column"))?;
     let rp = row_profile(&mask, w, xs, h);
-    let ys = main_cluster(&rp, thresh(&rp)).ok_or_else(|| no_cluster("row"))?;
+    let (ys, tile_h) = main_cluster_runs(&rp, thresh(&rp)).ok_or_else(|| no_cluster("row"))?;
     let cp = col_profile(&mask, w, ys);
-    let xs = main_cluster(&cp, thresh(&cp)).ok_or_else(|| no_cluster("column"))?;
+    let (xs, tile_w) = main_cluster_runs(&cp, thresh(&cp)).ok_or_else(|| no_cluster("column"))?;
+    // Grow over sparse rows/columns of tiles next to the dense core: a row
+    // counts with a third of a tile's width of tile pixels.
+    let rp = row_profile(&mask, w, xs, h);
+    let ys = grow(&rp, ys, (tile_w as u32 / 3).max(2), tile_h / 4);
+    let cp = col_profile(&mask, w, ys);
+    let xs = grow(&cp, xs, (tile_h as u32 / 3).max(2), tile_w / 4);
     let (bw, bh) = (xs.1 - xs.0 + 1, ys.1 - ys.0 + 1);
     let in_box: usize = (ys.0..=ys.1)
         .map(|y| {
