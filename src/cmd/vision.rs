@@ -222,8 +222,9 @@ pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
 }
 
 fn grab_window(title: &str) -> anyhow::Result<RgbImage> {
-    // TODO(live): `LiveWindow::find(title)?.grab()?.image` once platform::live lands.
-    bail!("--window {title:?}: live capture is not in this build yet; save a screenshot and use --image")
+    use gridbot::platform::FrameSource;
+    let mut w = gridbot::platform::live::LiveWindow::find(title)?;
+    Ok(w.grab()?.image)
 }
 
 fn print_report(cal: &Calibration, r: &CalibrationReport, board_pos: &[usize]) {
