@@ -112,3 +112,42 @@ fn the_oracle_fails_on_a_misread() {
     assert_eq!(replay_dir(&dir, false).expect("replays").failed, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `gridbot replay DIR`: a line per mismatch, the summary, exit 1 on failure.
+#[test]
+fn cli_replay_reports_and_exits_1_on_a_mismatch() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("gridbot-replay-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let style = SimStyle::plain(16);
+    let board = random_board(3, 4, 3, 4);
+    calibration_for(&style, 3, 4)
+        .save(&dir.join("cal.toml"))
+        .expect("save");
+    write(
+        &dir.join("fixture.toml"),
+        "game = \"samegame\"\ncalibration = \"cal.toml\"\n",
+    );
+    render(&board, &style).save(dir.join("a.png")).expect("png");
+    write(&dir.join("a.txt"), &format!("{board}\n"));
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_gridbot"))
+            .arg("replay")
+            .arg(&dir)
+            .output()
+            .expect("runs")
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1 passed, 0 failed\n");
+    write(&dir.join("a.txt"), "none\n");
+    let out = run();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAIL ") && text.contains("expected no board"),
+        "{text}"
+    );
+    assert!(text.ends_with("0 passed, 1 failed\n"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -239,3 +239,45 @@ fn write_samples() {
         std::fs::write(format!("{dir}/{name}.txt"), format!("{board}\n")).expect("write");
     }
 }
+
+/// The `read` command: one board line per image; a blank screen exits 2 with
+/// "no board found"; `--json` carries per-cell distances.
+#[test]
+fn cli_read_prints_boards_and_exits_2_without_a_board() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("gridbot-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let style = SimStyle::swellfoop();
+    let board = random_board(4, 5, 3, 21);
+    calibration_for(&style, 4, 5)
+        .save(&dir.join("cal.toml"))
+        .expect("save");
+    let img = render(&board, &style);
+    img.save(dir.join("a.png")).expect("png");
+    RgbImage::new(img.width(), img.height())
+        .save(dir.join("blank.png"))
+        .expect("png");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gridbot"))
+            .args(["read", "--game", "samegame", "--calibration"])
+            .arg(dir.join("cal.toml"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("runs")
+    };
+    let out = run(&["a.png", "a.png"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text, format!("{board}\n{board}\n"));
+
+    let out = run(&["blank.png"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no board found"));
+
+    let out = run(&["--json", "a.png"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["board"], board.to_string());
+    assert_eq!(v["distances"].as_array().map(|r| r.len()), Some(4));
+    let _ = std::fs::remove_dir_all(&dir);
+}
