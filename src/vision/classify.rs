@@ -158,7 +158,8 @@ fn cell_name(cal: &Calibration, v: u8) -> String {
 ///
 /// Errors: [`VisionError::WrongSize`] when the picture's aspect ratio does not
 /// match the calibration's window; [`VisionError::NoBoard`] when more than a
-/// quarter of the cells match no palette colour, or when every cell reads the
+/// quarter of the cells match no palette colour, when an unreadable cell
+/// matches a `refuse` colour, or when every cell reads the
 /// same (e.g. a cleared board) and fewer than half of the window anchors match
 /// (a calibration without anchors refuses such uniform readings).
 pub fn read_board(img: &RgbImage, cal: &Calibration) -> Result<Reading, VisionError> {
@@ -206,7 +207,14 @@ pub fn read_board(img: &RgbImage, cal: &Calibration) -> Result<Reading, VisionEr
     let first = first.value;
     if n > 1 && cells.iter().all(|c| c.value == first) {
         let (hits, total) = anchors_matching(img, cal)?;
-        if total == 0 || hits * 2 < total {
+        if total == 0 {
+            return Err(VisionError::NoBoard(format!(
+                "every cell reads as {} and the calibration has no window anchors to \
+                 tell a cleared board from a blank picture",
+                cell_name(cal, first)
+            )));
+        }
+        if hits * 2 < total {
             return Err(VisionError::NoBoard(format!(
                 "every cell reads as {} and {hits} of {total} window anchors match \
                  (a uniform picture, not the game window)",

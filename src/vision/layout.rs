@@ -17,9 +17,12 @@
 //! entries may share one, e.g. a highlighted variant), and `palette.empty`
 //! lists the colours that read as an empty cell; `palette.refuse` lists overlay
 //! colours (a cell that reads `?` and matches one refuses the whole picture).
-//! `threshold` is the largest ΔE
-//! (CIE76) at which a cell still reads as its nearest palette colour;
-//! `max_spread` the largest spread of a cell's samples before it reads as `?`.
+//! `threshold` is the largest ΔE (CIE76) at which a cell still reads as its
+//! nearest palette colour; `max_spread` the largest spread of a cell's samples
+//! before it reads as `?`. `[[anchors]]` (optional) are window points outside
+//! the board with their colour: a uniform reading (every cell the same, e.g. a
+//! cleared board) counts as a board only when most of them match, so without
+//! anchors a cleared board reads as "no board".
 //!
 //! Invariants checked on load: `schema == 1`, rows and cols in `1..=64`,
 //! positive tile sizes, the grid inside the window, at least one sample point
@@ -49,14 +52,24 @@
 //! points = [[0.3, 0.0], [0.0, 0.3], [-0.3, 0.0], [0.0, -0.3]]
 //!
 //! [palette]
-//! threshold = 15.0
+//! threshold = 12.0
 //! max_spread = 12.0
 //! empty = [[0.0, 0.0, 0.0]]
+//! refuse = [[34.7, 10.1, -45.3]]
 //!
 //! [[palette.colours]]
 //! index = 1
-//! name = "red"
-//! lab = [50.2, 60.1, 40.3]
+//! name = "blue"
+//! lab = [30.8, 2.8, -28.9]
+//!
+//! [[palette.colours]]
+//! index = 1
+//! name = "blue highlighted"
+//! lab = [43.8, 3.7, -38.3]
+//!
+//! [[anchors]]
+//! at = [3.5, 3.5]
+//! lab = [93.0, -0.6, 1.5]
 //! ```
 
 use std::path::Path;
