@@ -281,3 +281,45 @@ fn cli_read_prints_boards_and_exits_2_without_a_board() {
     assert_eq!(v["distances"].as_array().map(|r| r.len()), Some(4));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Calibrating from labelled screenshots learns the hover highlight as a
+/// brightness factor (as Swell Foop draws it) and refusal colours from a
+/// screenshot labelled `none`.
+#[test]
+fn calibrate_learns_highlight_and_refusals() {
+    use gridbot::vision::calibrate::{calibrate_shots, Label};
+    let mut style = SimStyle::plain(30);
+    style.symbol = 0.25;
+    let board = random_board(5, 6, 4, 17);
+    let plain = render(&board, &style);
+    // Brighten the tiles of column 0 by 1.42 in sRGB: a "hovered" group.
+    let g = style.grid();
+    let mut hovered = plain.clone();
+    for (x, y, p) in hovered.enumerate_pixels_mut() {
+        if (x as f64) < g.left + g.cell_width && (y as f64) >= g.top {
+            p.0 = p.0.map(|v| (v as f32 * 1.42).round().min(255.0) as u8);
+        }
+    }
+    // A "game over" screen: the board under a flat blue button.
+    let mut over = plain.clone();
+    for y in 80..120 {
+        for x in 30..100 {
+            over.put_pixel(x, y, Rgb([30, 90, 170]));
+        }
+    }
+    let opts = CalibrateOptions::new("samegame", 5, 6);
+    let shots = [
+        (&plain, Label::Board(&board)),
+        (&hovered, Label::Board(&board)),
+        (&over, Label::NoBoard),
+    ];
+    let (cal, report) = calibrate_shots(&shots, &opts).expect("calibrates");
+    let f = report.highlight.expect("a highlight was learned");
+    assert!((f - 1.42).abs() < 0.03, "factor {f}");
+    assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
+    assert_eq!(read_board(&hovered, &cal).expect("reads").board, board);
+    assert!(!cal.palette.refuse.is_empty(), "{:?}", report.refusal_reads);
+    let e = read_board(&over, &cal).expect_err("refused");
+    assert!(e.to_string().contains("refusal colour"), "{e}");
+    assert_eq!(report.refusal_reads, vec![Ok(())]);
+}
