@@ -88,7 +88,7 @@ pub fn mean_median(v: &[f64]) -> (f64, f64) {
     let mut s = v.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
     let mid = s.len() / 2;
-    let median = if s.len() % 2 == 0 {
+    let median = if s.len().is_multiple_of(2) {
         (s[mid - 1] + s[mid]) / 2.0
     } else {
         s[mid]

@@ -320,6 +320,15 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         Ok((sol, t0.elapsed().as_secs_f64() * 1e3))
     }
 
+    /// Closes the game-over dialog with Escape when asked to (`--new-game`).
+    fn close_dialog(&mut self) -> Result<(), BotError> {
+        if self.cfg.close_dialog && !self.cfg.dry_run {
+            std::thread::sleep(Duration::from_millis(1500));
+            self.input.send(&InputEvent::Tap(act::Key::Escape))?;
+        }
+        Ok(())
+    }
+
     /// Plays until the game ends, `max_moves` is reached, or an error.
     /// Buttons are released on every way out (SafeInput's drop and here).
     pub fn run(&mut self, report: &mut dyn FnMut(&MoveReport)) -> Result<Summary, BotError> {
@@ -333,7 +342,22 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         let mut expected: Option<Board> = None;
         loop {
             let mut t = StageTimes::default();
-            let (mut board, mut frame, mut cal) = self.read_settled(&mut t)?;
+            let read = self.read_settled(&mut t);
+            // After the last move a game-over screen may cover the board
+            // (Swell Foop's dialog): the predicted final board stands.
+            if let (Err(e), Some(exp)) = (&read, &expected) {
+                if self.game.is_over(exp) && matches!(e, BotError::Unreadable { .. }) {
+                    tracing::info!("game over; the board is covered ({e})");
+                    let bonus = self.game.final_bonus(exp);
+                    sum.score += bonus;
+                    sum.predicted_score += bonus;
+                    sum.game_over = true;
+                    sum.final_board = exp.to_string();
+                    self.close_dialog()?;
+                    break;
+                }
+            }
+            let (mut board, mut frame, mut cal) = read?;
             let mut mismatch = false;
             if let Some(exp) = &expected {
                 let mut tries = 0;
@@ -362,10 +386,7 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
                 sum.predicted_score += bonus;
                 sum.game_over = true;
                 sum.final_board = board.to_string();
-                if self.cfg.close_dialog && !self.cfg.dry_run {
-                    std::thread::sleep(Duration::from_millis(800));
-                    self.input.send(&InputEvent::Tap(act::Key::Escape))?;
-                }
+                self.close_dialog()?;
                 break;
             }
             if self.cfg.max_moves.is_some_and(|m| sum.moves >= m) {

@@ -15,6 +15,11 @@ use crate::board::Board;
 /// Asked now and then by a search; `true` means "return your best so far".
 pub trait Stop: Sync {
     fn should_stop(&self) -> bool;
+    /// How much of the budget is spent, 0 to 1, when the budget is a quantity
+    /// (a deadline); searches use it to size their last pass to fit.
+    fn spent(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Never stops: the search ends on its width or node limits alone.

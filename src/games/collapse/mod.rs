@@ -50,6 +50,14 @@ impl Collapse {
                         colours,
                         target: target as i8,
                         keep,
+                        lone: 0.0,
+                    }),
+                    [groups, colours, target, keep, lone] => Ok(solver::EvalWeights {
+                        groups,
+                        colours,
+                        target: target as i8,
+                        keep,
+                        lone,
                     }),
                     _ => Err(GameError::BadParams(spec.to_string())),
                 }

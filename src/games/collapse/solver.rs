@@ -42,6 +42,10 @@ pub struct EvalWeights {
     pub target: i8,
     #[serde(default)]
     pub keep: f32,
+    /// Points per lone cell (a group of 1) on the board, usually negative:
+    /// lone cells tend to stay to the end and cost the end bonus.
+    #[serde(default)]
+    pub lone: f32,
 }
 
 fn no_target() -> i8 {
@@ -56,6 +60,7 @@ impl EvalWeights {
             colours,
             target: -1,
             keep: 0.0,
+            lone: 0.0,
         }
     }
 }
@@ -69,19 +74,29 @@ pub struct SolverParams {
     pub max_width: usize,
     /// One evaluation per worker; with one thread only the first is used.
     pub portfolio: Vec<EvalWeights>,
+    /// Share of the remaining budget the last pass is sized to fill.
+    pub fill: f64,
 }
 
 impl SolverParams {
     /// The tuned preset for a scoring.
     pub fn preset(scoring: Scoring) -> Self {
-        match scoring {
-            Scoring::PopStar | Scoring::SameGame => SolverParams {
-                start_width: 16,
-                max_width: 1 << 20,
-                // Measured on the first 40 boards of bench/popstar.txt at
-                // width 100, one thread: (1, 0) 4839 mean, (0.5, 0.25) 5023.
-                portfolio: vec![EvalWeights::plain(0.5, 0.25), EvalWeights::plain(1.0, 0.0)],
-            },
+        let with_lone = |groups, colours, lone| EvalWeights {
+            lone,
+            ..EvalWeights::plain(groups, colours)
+        };
+        // Chosen on the first 40 boards of bench/popstar.txt (width 100,
+        // portfolio of two): (1, 0) alone 4839 mean, (0.5, 0.25) 5023, this
+        // pair 5291; and on the first 20 of bench/samegame15.txt (width 50).
+        let portfolio = match scoring {
+            Scoring::PopStar => vec![with_lone(0.5, 0.25, -60.0), EvalWeights::plain(0.5, 0.25)],
+            Scoring::SameGame => vec![with_lone(0.5, 0.25, -3.0), EvalWeights::plain(1.0, 0.0)],
+        };
+        SolverParams {
+            start_width: 16,
+            max_width: 1 << 20,
+            portfolio,
+            fill: 0.9,
         }
     }
 
@@ -91,6 +106,7 @@ impl SolverParams {
             start_width: 16,
             max_width: 1 << 20,
             portfolio: vec![EvalWeights::plain(1.0, 0.0)],
+            fill: 0.9,
         }
     }
 }
@@ -123,16 +139,19 @@ fn evaluate<const N: usize>(
     }
     let mut gsum = 0i64;
     let mut tsum = 0i64;
+    let mut lone = 0u32;
+    let mut counts = [0u16; 10];
     for g in groups.iter() {
+        lone += (g.size == 1) as u32;
+        counts[g.colour as usize] += g.size;
         if g.colour == target {
             tsum += scoring.group_points(g.size as u32) as i64;
         } else if g.size >= 2 {
             gsum += scoring.group_points(g.size as u32) as i64;
         }
     }
-    let mut v = score as f32 + w.groups * gsum as f32 + w.keep * tsum as f32;
+    let mut v = score as f32 + w.groups * gsum as f32 + w.keep * tsum as f32 + w.lone * lone as f32;
     if w.colours != 0.0 {
-        let counts = b.colour_counts();
         let csum: i64 = counts[1..]
             .iter()
             .filter(|&&k| k >= 2)
@@ -332,20 +351,14 @@ fn worker<const N: usize>(
     pass.nodes = greedy.nodes;
     stats.passes = 1;
     stats.width = 1;
-    let widths: Vec<usize> = match budget.width {
-        Some(w) => vec![w.max(1)],
-        None => {
-            let mut v = Vec::new();
-            let mut w = params.start_width.max(2);
-            while w <= params.max_width {
-                v.push(w);
-                w *= 2;
-            }
-            v
-        }
-    };
-    for w in widths {
+    // A fixed width: one pass. A budget: widths double while they fit, and the
+    // last pass is sized to the budget left (from the cost of the one before),
+    // so most of the budget goes to the widest pass rather than to a pass that
+    // is cut short and lost.
+    let mut w = budget.width.unwrap_or(params.start_width).max(1);
+    loop {
         pass.history.clear();
+        let before = budget.stop.spent();
         let (b, complete) = pass.run(root, w, node_cap);
         if let Some(b) = b {
             if b.total > best_total {
@@ -353,11 +366,30 @@ fn worker<const N: usize>(
                 best_line = pass.line(b.hist);
             }
         }
-        if !complete {
+        if !complete || budget.width.is_some() {
+            if complete {
+                stats.passes += 1;
+                stats.width = w;
+            }
             break;
         }
         stats.passes += 1;
         stats.width = w;
+        let next = match (before, budget.stop.spent()) {
+            (Some(f0), Some(f1)) if f1 > f0 => {
+                let fit = (w as f64 * (1.0 - f1) * params.fill / (f1 - f0)) as usize;
+                if fit >= 4 * w {
+                    2 * w
+                } else {
+                    fit
+                }
+            }
+            _ => 2 * w,
+        };
+        if next <= w || next > params.max_width {
+            break;
+        }
+        w = next;
     }
     stats.nodes = pass.nodes;
     (best_total, best_line, stats)
