@@ -6,11 +6,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use gridbot::board::Board;
+use gridbot::act::Move;
+use gridbot::board::{Board, Cell};
+use gridbot::vision::draw::{draw_hollow_rect_mut, draw_line_mut};
 use gridbot::bot::{Bot, BotConfig, MoveReport, INTERRUPTED};
 use gridbot::games::{self, collapse::Scoring};
 use gridbot::platform::record::RecordingSink;
-use gridbot::platform::sim::{random_board, Sim, SimStyle, SIM_SCREEN};
+use gridbot::platform::sim::{random_board, Sim, SimStyle};
 use gridbot::platform::{FrameSource, InputSink, SafeInput};
 use gridbot::vision::{self, Calibration};
 
@@ -133,17 +135,50 @@ fn play<F: FrameSource, S: InputSink>(
     input: SafeInput<S>,
     sim: bool,
 ) -> anyhow::Result<gridbot::bot::Summary> {
-    if let Some(path) = a.overlay.as_ref().filter(|_| a.dry_run) {
-        let frame = source.grab()?;
-        let cal = cal.scaled_to(frame.rect.w, frame.rect.h)?;
-        let img = vision::overlay::draw_overlay(&frame.image, &cal)?;
-        img.save(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
     let mut bot = Bot::new(game, cal, source, input, config(a, sim));
     let json = a.json;
-    let summary = bot.run(&mut |r| print_move(json, r))?;
+    let mut planned = None;
+    let summary = bot.run(&mut |r| {
+        print_move(json, r);
+        planned = Some(r.mv.clone());
+    })?;
+    if let (Some(path), true) = (&a.overlay, a.dry_run) {
+        draw_plan(source, cal, planned.as_ref(), path)?;
+    }
     Ok(summary)
+}
+
+/// Writes the current frame with the calibration overlay and the planned move
+/// (a crosshair on each cell it would click or pass through).
+fn draw_plan<F: FrameSource>(
+    source: &mut F,
+    cal: &Calibration,
+    mv: Option<&Move>,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    let frame = source.grab()?;
+    let cal = cal.scaled_to(frame.rect.w, frame.rect.h)?;
+    let mut img = vision::overlay::draw_overlay(&frame.image, &cal)?;
+    let cells: Vec<Cell> = match mv {
+        Some(Move::Click(c)) => vec![*c],
+        Some(Move::Swap(a, b)) => vec![*a, *b],
+        Some(Move::Drag(p)) => p.clone(),
+        _ => vec![],
+    };
+    let r = (cal.grid.cell_width.min(cal.grid.cell_height) / 2.0) as i32;
+    for c in cells {
+        let (x, y) = cal.cell_centre(c);
+        let (x, y) = (x as i32, y as i32);
+        for d in -1..=1 {
+            draw_line_mut(&mut img, (x - r, y + d), (x + r, y + d), [255, 255, 255]);
+            draw_line_mut(&mut img, (x + d, y - r), (x + d, y + r), [255, 255, 255]);
+        }
+        draw_hollow_rect_mut(&mut img, x - r, y - r, 2 * r, 2 * r, [255, 0, 0]);
+    }
+    img.save(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("gridbot: wrote {}", path.display());
+    Ok(())
 }
 
 pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
@@ -193,7 +228,6 @@ pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
             None => sim.calibration(),
         };
         let input = SafeInput::new(sim.input(), sim.window_rect());
-        let _ = SIM_SCREEN;
         let summary = play(&a, game.as_ref(), &cal, &mut sim.screen(), input, true)?;
         if sim.score() != summary.score && summary.game_over {
             tracing::warn!(
