@@ -172,7 +172,10 @@ fn gridbot_plays_swell_foop_to_the_end() {
     let Some(mut s) = session_or_skip(test) else {
         return;
     };
-    let calibration = repo().join("calibration/swellfoop-normal.toml");
+    // GRIDBOT_E2E_CALIBRATION overrides the file (to try a new calibration).
+    let calibration = std::env::var_os("GRIDBOT_E2E_CALIBRATION")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("calibration/swellfoop-normal.toml"));
     assert!(
         calibration.is_file(),
         "{} is missing",
@@ -222,14 +225,39 @@ fn gridbot_plays_swell_foop_to_the_end() {
             .and_then(|v| v.as_i64())
             .unwrap_or_else(|| panic!("summary has no integer {k:?}: {summary}"))
     };
-    assert_eq!(num("mismatches"), 0, "summary: {summary}");
-    assert_eq!(num("score"), num("predicted_score"), "summary: {summary}");
-    assert!(num("moves") > 0, "no move was made: {summary}");
-    assert_eq!(
-        num("moves") as usize,
-        moves.len(),
-        "one line per move: {summary}"
-    );
+    // Every check runs; the failures are reported together at the end.
+    let mut problems: Vec<String> = Vec::new();
+    if num("mismatches") != 0 {
+        let bad: Vec<String> = moves
+            .iter()
+            .filter(|m| m.get("mismatch").and_then(|v| v.as_bool()) == Some(true))
+            .map(|m| {
+                format!(
+                    "  move {}: read {} clicked {} expected {}",
+                    m["index"], m["board"], m["cell"], m["expected"]
+                )
+            })
+            .collect();
+        problems.push(format!(
+            "{} mismatches; the moves after which the board differed:\n{}",
+            num("mismatches"),
+            bad.join("\n")
+        ));
+    }
+    if num("score") != num("predicted_score") {
+        problems.push(format!(
+            "score {} != predicted_score {}",
+            num("score"),
+            num("predicted_score")
+        ));
+    }
+    if num("moves") <= 0 || num("moves") as usize != moves.len() {
+        problems.push(format!(
+            "summary says {} moves, {} move lines were printed",
+            num("moves"),
+            moves.len()
+        ));
+    }
 
     // Replay the clicks independently from the board we loaded.
     let mut truth = game.clone();
@@ -238,45 +266,69 @@ fn gridbot_plays_swell_foop_to_the_end() {
             .replay()
             .unwrap_or_else(|e| panic!("replay: {e}"))
             .board;
-        let read = m
-            .get("board")
-            .and_then(|b| b.as_str())
-            .unwrap_or_else(|| panic!("move {i} has no board: {m}"));
-        let read = parse_board(read).unwrap_or_else(|e| panic!("move {i}: {e}"));
-        assert!(
-            same_up_to_colours(&read, &before),
-            "move {i}: gridbot read {}\nbut the game shows {}",
-            m["board"],
-            board_text(&before)
-        );
-        let cell = m
+        let text = m.get("board").and_then(|b| b.as_str()).unwrap_or("");
+        match parse_board(text) {
+            Ok(read) if same_up_to_colours(&read, &before) => {}
+            Ok(read) => {
+                // Did the game ignore the previous click? Then the board is
+                // still the one before it.
+                let mut undone = truth.clone();
+                undone.clicks.pop();
+                let prev = undone.replay().map(|r| r.board).unwrap_or_default();
+                if i > 0 && same_up_to_colours(&read, &prev) {
+                    problems.push(format!(
+                        "move {}: Swell Foop ignored the click (the board did not change)",
+                        i - 1
+                    ));
+                    truth = undone;
+                } else {
+                    problems.push(format!(
+                        "move {i}: gridbot read {text}\n  but the game shows {}",
+                        board_text(&before)
+                    ));
+                }
+            }
+            Err(e) => problems.push(format!("move {i}: board {text:?}: {e}")),
+        }
+        let Some((row, col)) = m
             .get("cell")
             .and_then(|c| c.as_array())
             .and_then(|c| Some((c.first()?.as_u64()?, c.get(1)?.as_u64()?)))
-            .unwrap_or_else(|| panic!("move {i} has no \"cell\": [row, col]: {m}"));
-        truth.clicks.push((cell.1 as u8, cell.0 as u8));
+        else {
+            problems.push(format!("move {i} has no \"cell\": [row, col]: {m}"));
+            break;
+        };
+        truth.clicks.push((col as u8, row as u8));
         if let Err(e) = truth.replay() {
-            panic!("move {i}: gridbot clicked a cell that is no move on the real board: {e}");
+            problems.push(format!(
+                "move {i}: gridbot clicked a cell that is no move on the real board: {e}"
+            ));
+            truth.clicks.pop();
+            break;
         }
     }
     let end = truth.replay().unwrap_or_else(|e| panic!("replay: {e}"));
-    assert!(
-        is_over(&end.board),
-        "gridbot stopped before the game ended; the board is {}",
-        board_text(&end.board)
-    );
-    assert_eq!(
-        num("score") as u64,
-        end.score,
-        "gridbot's score differs from Swell Foop's rules on the moves it made"
-    );
+    let over = is_over(&end.board);
+    if !over {
+        problems.push(format!(
+            "gridbot stopped before the game ended; the board is {}",
+            board_text(&end.board)
+        ));
+    }
+    if num("score") as u64 != end.score {
+        problems.push(format!(
+            "gridbot's score {} != {} by Swell Foop's rules on the clicks it made",
+            num("score"),
+            end.score
+        ));
+    }
 
     // The game's own count: close the game-over dialog ("Congratulations!",
     // a fresh HOME makes every score a top ten), then Swell Foop writes
     // `SCORE TIMESTAMP USER` to ~/.local/share/swell-foop/scores/normal-3.
-    let scores = s.home().join(".local/share/swell-foop/scores/normal-3");
-    let stored = s
-        .wait_until(
+    if over {
+        let scores = s.home().join(".local/share/swell-foop/scores/normal-3");
+        let stored = s.wait_until(
             "Swell Foop to store its score",
             Duration::from_secs(20),
             |s| {
@@ -289,12 +341,93 @@ fn gridbot_plays_swell_foop_to_the_end() {
                 }
                 None
             },
-        )
-        .unwrap_or_else(|e| panic!("{test}: {e}"));
+        );
+        match stored {
+            Ok(v) if v == num("score") => {}
+            Ok(v) => problems.push(format!(
+                "gridbot's score {} != {v}, the score Swell Foop stored",
+                num("score")
+            )),
+            Err(e) => problems.push(e),
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{test}: {} problem(s):\n{}\nsummary: {summary}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// The session itself: a display that answers, a bus, a window manager, the
+/// game settings round-trip, and nothing left running or on disk afterwards.
+#[test]
+fn xsession_starts_and_cleans_up() {
+    let Some(s) = session_or_skip("xsession_starts_and_cleans_up") else {
+        return;
+    };
+    let pids = s.pids();
+    assert_eq!(pids.len(), 3, "Xvfb, dbus-daemon, openbox");
+    let dir = s.dir().to_path_buf();
+    assert!(s.home().is_dir());
+    let out = s
+        .command("xprop")
+        .args(["-root", "_NET_SUPPORTING_WM_CHECK"])
+        .output()
+        .unwrap_or_else(|e| panic!("xprop: {e}"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("window id"));
+    if have_program("/usr/games/swell-foop") {
+        let g = SavedGame::from_text("12/21/12/11").unwrap_or_else(|e| panic!("{e}"));
+        s.gsettings(&["set", "org.gnome.SwellFoop", "saved-game", &g.to_gvariant()])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let back = s
+            .gsettings(&["get", "org.gnome.SwellFoop", "saved-game"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(gvariant_numbers(&back), g.numbers(), "{back}");
+    }
+    drop(s);
+    for pid in pids {
+        let ps = Command::new("ps")
+            .args(["-o", "pid,stat,cmd", "-g", &pid.to_string()])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        assert!(
+            !group_alive(pid),
+            "process group {pid} survived the session:\n{ps}"
+        );
+    }
+    assert!(!dir.exists(), "{} was not removed", dir.display());
+}
+
+/// The rules replay that fixture labels come from, on a hand-checked game.
+#[test]
+fn saved_game_replay_follows_swell_foop_rules() {
+    // Rows top to bottom; columns 2,1,1,1 and 3,2,3,2. Clicking (col 0,
+    // row 2) removes the three 1s: 1 point; the 2 above falls.
+    let mut g = SavedGame::from_text("23/12/13/12").unwrap_or_else(|e| panic!("{e}"));
+    g.clicks.push((0, 2));
+    let r = g.replay().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(board_text(&r.board), ".3/.2/.3/22");
+    assert_eq!(r.score, 1);
+    // The bottom pair of 2s: 0 points; column 0 empties and closes up left.
+    g.clicks.push((0, 3));
+    let r = g.replay().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(board_text(&r.board), "../3./2./3.");
+    assert_eq!(r.score, 1);
+    assert!(is_over(&r.board));
+    assert!(g.validate(3).is_err(), "a finished game is refused");
+    // A click on a single cell is no move.
+    let mut bad = SavedGame::from_text("12/21").unwrap_or_else(|e| panic!("{e}"));
+    bad.clicks.push((0, 0));
+    assert!(bad.replay().is_err());
+    // Clearing the board earns 1000.
+    let mut clear = SavedGame::from_text("11/22").unwrap_or_else(|e| panic!("{e}"));
+    clear.clicks.extend([(0, 0), (0, 1)]);
+    assert_eq!(clear.replay().map(|r| r.score), Ok(1000));
     assert_eq!(
-        num("score"),
-        stored,
-        "gridbot's score differs from the score Swell Foop stored"
+        gvariant_numbers("@m(aayqa(yy)) ([[0x01, 0x02]], 0, [(0x0a, 0x01)])"),
+        vec![1, 2, 0, 10, 1]
     );
 }
 
@@ -588,4 +721,83 @@ fn snap() {
     }
     let img = capture_window(&title).unwrap_or_else(|e| panic!("{e}"));
     save_png_small(&img, Path::new(&out)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// How reliably does Swell Foop take a click sent through `EnigoSink`, for a
+/// few pauses between the pointer move and the press?
+/// `cargo test --test e2e_swellfoop click_reliability -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement, not a check"]
+fn click_reliability() {
+    use gridbot::act::{Button, InputEvent};
+    use gridbot::platform::live::EnigoSink;
+    use gridbot::platform::InputSink;
+    let Some(mut s) = session_or_skip("click_reliability") else {
+        return;
+    };
+    let pauses: Vec<u64> = std::env::var("GRIDBOT_PAUSES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|p| p.parse().ok()).collect())
+        .unwrap_or_else(|| vec![30, 100, 300]);
+    let hold: u64 = std::env::var("GRIDBOT_HOLD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let xdo = std::env::var("GRIDBOT_XDOTOOL").is_ok();
+    let after: u64 = std::env::var("GRIDBOT_AFTER")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for pause in pauses {
+        let game = e2e_board();
+        park_pointer(&s);
+        let win = s
+            .launch_swell_foop(&SwellFoop {
+                size: Size::Normal,
+                colors: 3,
+                saved: Some(game.clone()),
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut lw = LiveWindow::find("Swell Foop").unwrap_or_else(|e| panic!("{e}"));
+        let mut sink = EnigoSink::new().unwrap_or_else(|e| panic!("{e}"));
+        let mut g = game.clone();
+        let mut taken = Vec::new();
+        for _ in 0..8 {
+            park_pointer(&s);
+            std::thread::sleep(Duration::from_millis(300));
+            let before = lw.grab().unwrap_or_else(|e| panic!("{e}")).image;
+            let mut next = g.clone();
+            next.play_greedy(1).unwrap_or_else(|e| panic!("{e}"));
+            let Some(&(c, r)) = next.clicks.last() else {
+                break;
+            };
+            let (x, y) = cell_centre_in_window(win.w, 15, r as usize, c as usize);
+            let ev = |e: InputEvent, sink: &mut EnigoSink| {
+                sink.send(&e).unwrap_or_else(|e| panic!("{e}"));
+            };
+            ev(
+                InputEvent::MoveTo {
+                    x: win.x + x,
+                    y: win.y + y,
+                },
+                &mut sink,
+            );
+            std::thread::sleep(Duration::from_millis(pause));
+            ev(InputEvent::Press(Button::Left), &mut sink);
+            std::thread::sleep(Duration::from_millis(40));
+            ev(InputEvent::Release(Button::Left), &mut sink);
+            std::thread::sleep(Duration::from_millis(after));
+            ev(InputEvent::MoveTo { x: 20, y: 1000 }, &mut sink);
+            std::thread::sleep(Duration::from_millis(800));
+            let after = lw.grab().unwrap_or_else(|e| panic!("{e}")).image;
+            // Both pictures are taken with the pointer parked outside.
+            let changed = before.as_raw() != after.as_raw();
+            taken.push(changed);
+            if changed {
+                g = next;
+            }
+        }
+        eprintln!("pause {pause} ms, hold {hold} ms, park after {after} ms, xdotool {xdo}: clicks taken {taken:?}");
+        s.stop_game();
+    }
 }

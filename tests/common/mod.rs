@@ -64,6 +64,17 @@ fn kill_group(pgid: u32, sig: &str) {
         .status();
 }
 
+/// True while any process of group `pgid` exists.
+pub fn group_alive(pgid: u32) -> bool {
+    Command::new("kill")
+        .args(["-0", "--", &format!("-{pgid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|st| st.success())
+        .unwrap_or(false)
+}
+
 impl Proc {
     fn stop(&mut self) {
         let pgid = self.child.id();
@@ -81,6 +92,12 @@ impl Proc {
         kill_group(pgid, "-KILL");
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Children of the leader (e.g. the bus-activated dconf-service) are
+        // reaped by init; wait until the group is really empty.
+        let until = Instant::now() + Duration::from_secs(2);
+        while group_alive(pgid) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -182,6 +199,11 @@ impl XSession {
     /// The X display, e.g. `:3`.
     pub fn display(&self) -> &str {
         &self.display
+    }
+
+    /// Process ids (= process group ids) of everything this session started.
+    pub fn pids(&self) -> Vec<u32> {
+        self.procs.iter().map(|p| p.child.id()).collect()
     }
 
     /// The temporary HOME of everything started in this session.
@@ -735,18 +757,21 @@ fn remove_group(board: &mut [Vec<u8>], r: usize, c: usize) -> Option<usize> {
     let rows = board.len();
     let cols = board[0].len();
     // Gravity, column by column, then close up empty columns to the left.
-    let mut columns: Vec<Vec<u8>> = Vec::new();
-    for x in 0..cols {
-        let kept: Vec<u8> = (0..rows).map(|y| board[y][x]).filter(|&v| v != 0).collect();
-        if !kept.is_empty() {
-            columns.push(kept);
-        }
-    }
-    for x in 0..cols {
-        let col = columns.get(x).cloned().unwrap_or_default();
-        let pad = rows - col.len();
-        for y in 0..rows {
-            board[y][x] = if y < pad { 0 } else { col[y - pad] };
+    let columns: Vec<Vec<u8>> = (0..cols)
+        .map(|x| {
+            board
+                .iter()
+                .map(|row| row[x])
+                .filter(|&v| v != 0)
+                .collect::<Vec<u8>>()
+        })
+        .filter(|col| !col.is_empty())
+        .collect();
+    for (y, row) in board.iter_mut().enumerate() {
+        for (x, cell) in row.iter_mut().enumerate() {
+            let col = columns.get(x).map(Vec::as_slice).unwrap_or(&[]);
+            let pad = rows - col.len();
+            *cell = if y < pad { 0 } else { col[y - pad] };
         }
     }
     Some(g.len())
