@@ -169,8 +169,10 @@ mod tests {
 
     #[test]
     fn missing_directory_names_it() {
-        let dir = scratch("gone").join("nope");
+        let base = scratch("gone");
+        let dir = base.join("nope");
         let err = DirFrames::new(&dir).map(|_| ()).map_err(|e| e.to_string());
+        let _ = std::fs::remove_dir_all(&base);
         let msg = err.expect_err("must fail");
         assert!(
             msg.contains("nope") && msg.contains("no such directory"),
