@@ -197,6 +197,9 @@ mod tests {
         for (x, y) in p.pointer_points() {
             assert_eq!(x - 100, y - 200, "point ({x},{y}) left the diagonal");
         }
-        assert_eq!(p.steps.last().map(|s| s.event), Some(InputEvent::Release(Button::Left)));
+        assert_eq!(
+            p.steps.last().map(|s| s.event),
+            Some(InputEvent::Release(Button::Left))
+        );
     }
 }

@@ -8,12 +8,12 @@ use anyhow::{bail, Context};
 use clap::Args;
 use gridbot::act::Move;
 use gridbot::board::{Board, Cell};
-use gridbot::vision::draw::{draw_hollow_rect_mut, draw_line_mut};
 use gridbot::bot::{Bot, BotConfig, MoveReport, INTERRUPTED};
 use gridbot::games::{self, collapse::Scoring};
 use gridbot::platform::record::RecordingSink;
 use gridbot::platform::sim::{random_board, Sim, SimStyle};
 use gridbot::platform::{FrameSource, InputSink, SafeInput};
+use gridbot::vision::draw::{draw_hollow_rect_mut, draw_line_mut};
 use gridbot::vision::{self, Calibration};
 
 #[derive(Args)]

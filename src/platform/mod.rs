@@ -219,7 +219,10 @@ mod tests {
         let mut s = SafeInput::new(RecordingSink::new((1000, 800)), window());
         assert!(s.send(&InputEvent::MoveTo { x: 150, y: 150 }).is_ok());
         let err = s.send(&InputEvent::MoveTo { x: 99, y: 150 });
-        assert!(matches!(err, Err(PlatformError::OutsideWindow { x: 99, .. })));
+        assert!(matches!(
+            err,
+            Err(PlatformError::OutsideWindow { x: 99, .. })
+        ));
         assert_eq!(s.inner().events.len(), 1);
     }
 
