@@ -7,7 +7,64 @@ use gridbot::board::Board;
 use gridbot::bot::{Bot, BotConfig};
 use gridbot::games::collapse::{Collapse, Scoring};
 use gridbot::platform::sim::{random_board, Sim, SimStyle};
-use gridbot::platform::SafeInput;
+use gridbot::act::InputEvent;
+use gridbot::platform::{InputSink, PlatformError, SafeInput};
+
+/// Passes events to the simulator but drops every `every`-th click, as a game
+/// does when the pointer leaves too early.
+struct DropsClicks<S: InputSink> {
+    inner: S,
+    presses: usize,
+    every: usize,
+    dropping: bool,
+}
+
+impl<S: InputSink> InputSink for DropsClicks<S> {
+    fn send(&mut self, ev: &InputEvent) -> Result<(), PlatformError> {
+        match ev {
+            InputEvent::Press(_) => {
+                self.presses += 1;
+                self.dropping = self.presses % self.every == 0;
+                if self.dropping {
+                    return Ok(());
+                }
+            }
+            InputEvent::Release(_) if self.dropping => {
+                self.dropping = false;
+                return Ok(());
+            }
+            _ => {}
+        }
+        self.inner.send(ev)
+    }
+    fn pointer(&mut self) -> Option<(i32, i32)> {
+        self.inner.pointer()
+    }
+    fn screen_size(&self) -> Option<(u32, u32)> {
+        self.inner.screen_size()
+    }
+}
+
+#[test]
+fn dropped_clicks_are_seen_resynced_and_not_counted() {
+    let sim = Sim::new(Scoring::SameGame, random_board(10, 15, 3, 5), SimStyle::swellfoop());
+    let cal = sim.calibration();
+    let game = Collapse::new(Scoring::SameGame);
+    let sink = DropsClicks {
+        inner: sim.input(),
+        presses: 0,
+        every: 4,
+        dropping: false,
+    };
+    let input = SafeInput::new(sink, sim.window_rect());
+    let mut screen = sim.screen();
+    let mut bot = Bot::new(&game, &cal, &mut screen, input, cfg());
+    let summary = bot.run(&mut |_| {}).expect("plays to the end");
+    assert!(summary.game_over);
+    assert!(summary.mismatches >= 2, "dropped clicks must be noticed");
+    assert_eq!(summary.score, sim.score(), "only the clicks the game took count");
+    assert_eq!(summary.moves, sim.moves() + summary.mismatches);
+}
 
 fn cfg() -> BotConfig {
     BotConfig {
@@ -15,6 +72,7 @@ fn cfg() -> BotConfig {
         threads: 1,
         settle: Duration::ZERO,
         poll: Duration::from_millis(1),
+        after_move: Duration::ZERO,
         ..BotConfig::default()
     }
 }

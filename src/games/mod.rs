@@ -113,6 +113,9 @@ pub trait Game: Send + Sync {
     fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError>;
     /// Plays one move: the board after it and the points it earns.
     fn apply(&self, board: &Board, mv: &Move) -> Result<(Board, i64), GameError>;
+    /// Every legal move on `board` (one per distinct result where the family
+    /// can tell), used to explain a board that differs from the prediction.
+    fn legal_moves(&self, board: &Board) -> Vec<Move>;
     /// True when no move is left.
     fn is_over(&self, board: &Board) -> bool;
     /// Points added when the game ends on `board`.

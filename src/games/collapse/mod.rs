@@ -118,6 +118,21 @@ impl Game for Collapse {
         })
     }
 
+    fn legal_moves(&self, board: &Board) -> Vec<Move> {
+        let moves = || -> Result<Vec<Move>, GameError> {
+            with_cboard!(board, |cb| {
+                let mut groups = Vec::new();
+                cb.groups(&mut groups);
+                Ok(groups
+                    .iter()
+                    .filter(|g| g.size >= 2)
+                    .map(|g| Move::Click(cb.cell_of(g.rep)))
+                    .collect())
+            })
+        };
+        moves().unwrap_or_default()
+    }
+
     fn is_over(&self, board: &Board) -> bool {
         let over = || -> Result<bool, GameError> { with_cboard!(board, |cb| Ok(!cb.has_move())) };
         over().unwrap_or(true)
