@@ -325,6 +325,32 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         Ok((sol, t0.elapsed().as_secs_f64() * 1e3))
     }
 
+    /// After the last move the board may be covered by a game-over screen
+    /// (Swell Foop's dialog) or be cleared (which a calibration without
+    /// anchors cannot tell from a blank picture): when the predicted board is
+    /// the end of the game and no board can be read, the prediction stands.
+    fn covered_game_over(
+        &mut self,
+        read: &Result<(Board, Frame, Calibration), BotError>,
+        expected: Option<&Board>,
+        sum: &mut Summary,
+    ) -> Result<bool, BotError> {
+        let (Err(e @ BotError::Unreadable { .. }), Some(exp)) = (read, expected) else {
+            return Ok(false);
+        };
+        if !self.game.is_over(exp) {
+            return Ok(false);
+        }
+        tracing::info!("game over; no board to read ({e})");
+        let bonus = self.game.final_bonus(exp);
+        sum.score += bonus;
+        sum.predicted_score += bonus;
+        sum.game_over = true;
+        sum.final_board = exp.to_string();
+        self.close_dialog()?;
+        Ok(true)
+    }
+
     /// The points of the move that turns `before` into `seen`: 0 when nothing
     /// changed (the move was dropped), `None` when no single move does it.
     fn explain(&self, before: Option<&Board>, seen: &Board) -> Option<i64> {
@@ -366,19 +392,8 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         loop {
             let mut t = StageTimes::default();
             let read = self.read_settled(&mut t);
-            // After the last move a game-over screen may cover the board
-            // (Swell Foop's dialog): the predicted final board stands.
-            if let (Err(e), Some(exp)) = (&read, &expected) {
-                if self.game.is_over(exp) && matches!(e, BotError::Unreadable { .. }) {
-                    tracing::info!("game over; the board is covered ({e})");
-                    let bonus = self.game.final_bonus(exp);
-                    sum.score += bonus;
-                    sum.predicted_score += bonus;
-                    sum.game_over = true;
-                    sum.final_board = exp.to_string();
-                    self.close_dialog()?;
-                    break;
-                }
+            if self.covered_game_over(&read, expected.as_ref(), &mut sum)? {
+                break;
             }
             let (mut board, mut frame, mut cal) = read?;
             let mut mismatch = false;
@@ -391,7 +406,12 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
                         exp.diff(&board)
                     );
                     std::thread::sleep(self.cfg.settle);
-                    (board, frame, cal) = self.read_settled(&mut t)?;
+                    let read = self.read_settled(&mut t);
+                    if self.covered_game_over(&read, Some(exp), &mut sum)? {
+                        sum.mean_times = mean_times(&self.times);
+                        return Ok(sum);
+                    }
+                    (board, frame, cal) = read?;
                 }
                 if &board != exp {
                     mismatch = true;

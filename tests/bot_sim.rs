@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
+use gridbot::act::InputEvent;
 use gridbot::board::Board;
 use gridbot::bot::{Bot, BotConfig};
 use gridbot::games::collapse::{Collapse, Scoring};
 use gridbot::platform::sim::{random_board, Sim, SimStyle};
-use gridbot::act::InputEvent;
 use gridbot::platform::{InputSink, PlatformError, SafeInput};
 
 /// Passes events to the simulator but drops every `every`-th click, as a game
@@ -47,7 +47,11 @@ impl<S: InputSink> InputSink for DropsClicks<S> {
 
 #[test]
 fn dropped_clicks_are_seen_resynced_and_not_counted() {
-    let sim = Sim::new(Scoring::SameGame, random_board(10, 15, 3, 5), SimStyle::swellfoop());
+    let sim = Sim::new(
+        Scoring::SameGame,
+        random_board(10, 15, 3, 5),
+        SimStyle::swellfoop(),
+    );
     let cal = sim.calibration();
     let game = Collapse::new(Scoring::SameGame);
     let sink = DropsClicks {
@@ -62,7 +66,11 @@ fn dropped_clicks_are_seen_resynced_and_not_counted() {
     let summary = bot.run(&mut |_| {}).expect("plays to the end");
     assert!(summary.game_over);
     assert!(summary.mismatches >= 2, "dropped clicks must be noticed");
-    assert_eq!(summary.score, sim.score(), "only the clicks the game took count");
+    assert_eq!(
+        summary.score,
+        sim.score(),
+        "only the clicks the game took count"
+    );
     assert_eq!(summary.moves, sim.moves() + summary.mismatches);
 }
 

@@ -166,7 +166,6 @@ fn e2e_board() -> SavedGame {
 }
 
 #[test]
-#[ignore = "needs `gridbot play --window` with a real vision and calibration/swellfoop-normal.toml"]
 fn gridbot_plays_swell_foop_to_the_end() {
     let test = "gridbot_plays_swell_foop_to_the_end";
     let Some(mut s) = session_or_skip(test) else {
@@ -225,6 +224,7 @@ fn gridbot_plays_swell_foop_to_the_end() {
             .and_then(|v| v.as_i64())
             .unwrap_or_else(|| panic!("summary has no integer {k:?}: {summary}"))
     };
+    eprintln!("{test}: gridbot {last}");
     // Every check runs; the failures are reported together at the end.
     let mut problems: Vec<String> = Vec::new();
     if num("mismatches") != 0 {
