@@ -24,7 +24,7 @@ impl<S: InputSink> InputSink for DropsClicks<S> {
         match ev {
             InputEvent::Press(_) => {
                 self.presses += 1;
-                self.dropping = self.presses % self.every == 0;
+                self.dropping = self.presses.is_multiple_of(self.every);
                 if self.dropping {
                     return Ok(());
                 }
