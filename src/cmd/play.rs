@@ -57,12 +57,14 @@ pub struct PlayArgs {
     /// Simulator: seed of the random starting board.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Simulator: board size and colours of the random board
-    /// (default: popstar 10x10x5, samegame 10 rows x 15 columns x 3).
+    /// Simulator: rows of the random board (default: popstar 10x10 with 5
+    /// colours, samegame 10 rows x 15 columns with 3, as Swell Foop's normal size).
     #[arg(long)]
     rows: Option<usize>,
+    /// Simulator: columns of the random board.
     #[arg(long)]
     cols: Option<usize>,
+    /// Simulator: colours of the random board.
     #[arg(long)]
     colours: Option<u8>,
     /// One JSON line per move, then a summary line.
