@@ -208,3 +208,39 @@ fn wider_search_is_never_worse_than_greedy() {
     let wide = solve(&cb, Scoring::PopStar, &p, &Budget::width(256)).score;
     assert!(wide >= greedy, "{wide} < {greedy}");
 }
+
+/// Stops after a fixed number of checks: a deterministic stand-in for a deadline.
+struct StopAfter(std::sync::atomic::AtomicUsize);
+
+impl gridbot::games::Stop for StopAfter {
+    fn should_stop(&self) -> bool {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) <= 1
+    }
+}
+
+#[test]
+fn a_search_cut_short_still_ends_the_game_and_beats_greedy() {
+    let cb = CBoard::<160>::from_board(&b(BENCH0)).expect("fits");
+    let p = SolverParams::preset(Scoring::PopStar);
+    let greedy = solve(&cb, Scoring::PopStar, &p, &Budget::width(1)).score;
+    for checks in [1, 50, 5000] {
+        let stop = StopAfter(std::sync::atomic::AtomicUsize::new(checks));
+        let budget = Budget {
+            stop: &stop,
+            width: None,
+            nodes: None,
+            threads: 1,
+        };
+        let sol = solve(&cb, Scoring::PopStar, &p, &budget);
+        let last = sol.boards.last().expect("moves");
+        assert!(
+            Collapse::new(Scoring::PopStar).is_over(last),
+            "after {checks} checks"
+        );
+        assert!(
+            sol.score >= greedy,
+            "{} < greedy {greedy} after {checks} checks",
+            sol.score
+        );
+    }
+}

@@ -96,7 +96,7 @@ impl SolverParams {
             start_width: 16,
             max_width: 1 << 20,
             portfolio,
-            fill: 0.9,
+            fill: 1.0,
         }
     }
 
@@ -106,7 +106,7 @@ impl SolverParams {
             start_width: 16,
             max_width: 1 << 20,
             portfolio: vec![EvalWeights::plain(1.0, 0.0)],
-            fill: 0.9,
+            fill: 1.0,
         }
     }
 }
@@ -231,16 +231,21 @@ impl<'a, const N: usize> Pass<'a, N> {
         let mut groups = std::mem::take(&mut self.groups);
         let mut child_groups = Vec::new();
         let mut complete = true;
-        'outer: for r in (0..=total).rev() {
+        let mut width = width;
+        for r in (0..=total).rev() {
             let mut bucket = std::mem::take(&mut buckets[r]);
             if bucket.is_empty() {
                 continue;
             }
             Self::prune(&mut bucket, width);
             for node in bucket {
-                if self.budget.stop.should_stop() || self.nodes >= node_cap {
+                if complete && (self.budget.stop.should_stop() || self.nodes >= node_cap) {
+                    // Out of budget: finish the pass greedily (width 1) from
+                    // the best state of each remaining bucket, so a pass cut
+                    // short still yields its deepest lines instead of nothing.
                     complete = false;
-                    break 'outer;
+                    width = 1;
+                    break;
                 }
                 let hist = if node.parent == NO_PARENT && node.rep == u16::MAX {
                     NO_PARENT
