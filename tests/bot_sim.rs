@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use gridbot::act::InputEvent;
 use gridbot::board::Board;
-use gridbot::bot::{Bot, BotConfig};
+use gridbot::bot::{Bot, BotConfig, Summary};
 use gridbot::games::collapse::{Collapse, Scoring};
 use gridbot::platform::sim::{random_board, Sim, SimStyle};
 use gridbot::platform::{InputSink, PlatformError, SafeInput};
@@ -52,18 +52,13 @@ fn dropped_clicks_are_seen_resynced_and_not_counted() {
         random_board(10, 15, 3, 5),
         SimStyle::swellfoop(),
     );
-    let cal = sim.calibration();
-    let game = Collapse::new(Scoring::SameGame);
     let sink = DropsClicks {
         inner: sim.input(),
         presses: 0,
         every: 4,
         dropping: false,
     };
-    let input = SafeInput::new(sink, sim.window_rect());
-    let mut screen = sim.screen();
-    let mut bot = Bot::new(&game, &cal, &mut screen, input, cfg());
-    let summary = bot.run(&mut |_| {}).expect("plays to the end");
+    let summary = run_on(&sim, sink, Scoring::SameGame, cfg());
     assert!(summary.game_over);
     assert!(summary.mismatches >= 2, "dropped clicks must be noticed");
     assert_eq!(
@@ -110,25 +105,25 @@ fn plays_a_whole_game_with_the_score_it_predicted() {
     }
 }
 
+/// Runs the loop on `sim` through `sink` (which must feed the same simulator).
+fn run_on<S: InputSink>(sim: &Sim, sink: S, scoring: Scoring, cfg: BotConfig) -> Summary {
+    let cal = sim.calibration();
+    let game = Collapse::new(scoring);
+    let input = SafeInput::new(sink, sim.window_rect());
+    let mut screen = sim.screen();
+    let mut bot = Bot::new(&game, &cal, &mut screen, input, cfg);
+    bot.run(&mut |_| {}).expect("the loop runs")
+}
+
 #[test]
 fn dry_run_sends_nothing_and_stops_after_one_plan() {
     let board: Board = "112/133/223".parse().expect("board");
     let sim = Sim::new(Scoring::SameGame, board.clone(), SimStyle::plain(20));
-    let cal = sim.calibration();
-    let game = Collapse::new(Scoring::SameGame);
-    let input = SafeInput::new(sim.input(), sim.window_rect());
-    let mut screen = sim.screen();
-    let mut bot = Bot::new(
-        &game,
-        &cal,
-        &mut screen,
-        input,
-        BotConfig {
-            dry_run: true,
-            ..cfg()
-        },
-    );
-    let summary = bot.run(&mut |_| {}).expect("dry run");
+    let cfg = BotConfig {
+        dry_run: true,
+        ..cfg()
+    };
+    let summary = run_on(&sim, sim.input(), Scoring::SameGame, cfg);
     assert_eq!(summary.moves, 1);
     assert_eq!(sim.moves(), 0);
     assert_eq!(sim.board(), board);
@@ -141,21 +136,11 @@ fn max_moves_is_honoured() {
         random_board(10, 15, 3, 11),
         SimStyle::swellfoop(),
     );
-    let cal = sim.calibration();
-    let game = Collapse::new(Scoring::SameGame);
-    let input = SafeInput::new(sim.input(), sim.window_rect());
-    let mut screen = sim.screen();
-    let mut bot = Bot::new(
-        &game,
-        &cal,
-        &mut screen,
-        input,
-        BotConfig {
-            max_moves: Some(3),
-            ..cfg()
-        },
-    );
-    let summary = bot.run(&mut |_| {}).expect("three moves");
+    let cfg = BotConfig {
+        max_moves: Some(3),
+        ..cfg()
+    };
+    let summary = run_on(&sim, sim.input(), Scoring::SameGame, cfg);
     assert_eq!((summary.moves, sim.moves()), (3, 3));
     assert_eq!(summary.score, sim.score());
 }

@@ -17,15 +17,8 @@ pub struct BenchArgs {
     /// File with one board text a line.
     #[arg(long)]
     boards: PathBuf,
-    /// Wall-clock budget per board.
-    #[arg(long, default_value_t = 1000)]
-    budget_ms: u64,
-    /// Fixed beam width instead of a time budget (deterministic).
-    #[arg(long)]
-    width: Option<usize>,
-    /// Worker threads (the portfolio size); default: all cores, at most 2.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    search: SearchArgs,
     /// Only the first N boards.
     #[arg(long)]
     limit: Option<usize>,
@@ -38,6 +31,35 @@ pub struct BenchArgs {
     /// One JSON object a line, then a summary line.
     #[arg(long)]
     json: bool,
+}
+
+/// How much a search may spend: shared by `solve` and `bench`.
+#[derive(Args)]
+pub struct SearchArgs {
+    /// Wall-clock budget per board.
+    #[arg(long, default_value_t = 1000)]
+    budget_ms: u64,
+    /// Fixed beam width instead of a time budget (deterministic).
+    #[arg(long)]
+    width: Option<usize>,
+    /// Worker threads (the portfolio size); default: all cores, at most 2.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+impl SearchArgs {
+    /// A fixed width ignores the clock; otherwise the time budget applies.
+    pub fn budget(&self) -> BenchBudget {
+        BenchBudget {
+            time: match self.width {
+                Some(_) => None,
+                None => Some(Duration::from_millis(self.budget_ms)),
+            },
+            width: self.width,
+            nodes: None,
+            threads: default_threads(self.threads),
+        }
+    }
 }
 
 /// Threads to use: the given number, else the cores (at most 2: the portfolio size).
@@ -69,16 +91,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     if let Some(n) = a.limit {
         boards.truncate(n);
     }
-    let budget = BenchBudget {
-        time: if a.width.is_some() {
-            None
-        } else {
-            Some(Duration::from_millis(a.budget_ms))
-        },
-        width: a.width,
-        nodes: None,
-        threads: default_threads(a.threads),
-    };
+    let budget = a.search.budget();
     let bar = if a.json {
         indicatif::ProgressBar::hidden()
     } else {

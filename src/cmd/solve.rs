@@ -1,10 +1,8 @@
 //! `gridbot solve`: one board in, the line of play out.
 
-use std::time::Duration;
-
 use anyhow::Context;
 use clap::Args;
-use gridbot::bench::{solve_timed, BenchBudget};
+use gridbot::bench::solve_timed;
 use gridbot::board::Board;
 use gridbot::games;
 
@@ -16,15 +14,8 @@ pub struct SolveArgs {
     /// The board as text: rows top to bottom joined by '/', digits are colours, '.' empty.
     #[arg(long)]
     board: String,
-    /// Wall-clock budget for the search.
-    #[arg(long, default_value_t = 1000)]
-    budget_ms: u64,
-    /// Fixed beam width instead of a time budget (deterministic).
-    #[arg(long)]
-    width: Option<usize>,
-    /// Worker threads (the portfolio size); default: all cores, at most 2.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    search: super::bench::SearchArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -33,16 +24,7 @@ pub struct SolveArgs {
 pub fn run(a: SolveArgs) -> anyhow::Result<i32> {
     let game = games::by_name(&a.game)?;
     let board: Board = a.board.parse().context("bad --board")?;
-    let budget = BenchBudget {
-        time: if a.width.is_some() {
-            None
-        } else {
-            Some(Duration::from_millis(a.budget_ms))
-        },
-        width: a.width,
-        nodes: None,
-        threads: super::bench::default_threads(a.threads),
-    };
+    let budget = a.search.budget();
     let (sol, ms, cpu_ms) = solve_timed(game.as_ref(), &board, &budget)?;
     if a.json {
         let moves: Vec<_> = sol.moves.iter().collect();
