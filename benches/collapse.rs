@@ -19,10 +19,17 @@ fn benches(c: &mut Criterion) {
             groups.len()
         })
     });
+    // A real group of 2+ (the bench must remove something).
+    cb.groups(&mut groups);
+    let pair = groups
+        .iter()
+        .find(|g| g.size >= 2)
+        .map(|g| g.rep)
+        .expect("the board has a move");
     c.bench_function("collapse/remove_group 10x10", |b| {
         b.iter(|| {
             let mut x = black_box(&cb).clone();
-            x.remove_group(black_box(3))
+            x.remove_group(black_box(pair))
         })
     });
     let params = SolverParams::reference();
