@@ -165,6 +165,19 @@ fn e2e_board() -> SavedGame {
     g
 }
 
+/// Parks the pointer and starts Swell Foop (normal size, 3 colours) on the e2e
+/// board; returns the board and the game's window.
+fn launch_e2e(s: &mut XSession) -> Result<(SavedGame, WindowInfo), String> {
+    let game = e2e_board();
+    park_pointer(s);
+    let win = s.launch_swell_foop(&SwellFoop {
+        size: Size::Normal,
+        colors: 3,
+        saved: Some(game.clone()),
+    })?;
+    Ok((game, win))
+}
+
 #[test]
 fn gridbot_plays_swell_foop_to_the_end() {
     let test = "gridbot_plays_swell_foop_to_the_end";
@@ -180,15 +193,7 @@ fn gridbot_plays_swell_foop_to_the_end() {
         "{} is missing",
         calibration.display()
     );
-    let game = e2e_board();
-    park_pointer(&s);
-    let win = s
-        .launch_swell_foop(&SwellFoop {
-            size: Size::Normal,
-            colors: 3,
-            saved: Some(game.clone()),
-        })
-        .unwrap_or_else(|e| panic!("{test}: {e}"));
+    let (game, win) = launch_e2e(&mut s).unwrap_or_else(|e| panic!("{test}: {e}"));
     assert_eq!((win.w, win.h), (760, 556), "unexpected window size {win:?}");
     park_pointer(&s);
 
@@ -662,15 +667,7 @@ fn measure() {
     let Some(mut s) = session_or_skip("measure") else {
         return;
     };
-    let game = e2e_board();
-    park_pointer(&s);
-    let win = s
-        .launch_swell_foop(&SwellFoop {
-            size: Size::Normal,
-            colors: 3,
-            saved: Some(game.clone()),
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (game, win) = launch_e2e(&mut s).unwrap_or_else(|e| panic!("{e}"));
     let mut lw = LiveWindow::find("Swell Foop").unwrap_or_else(|e| panic!("{e}"));
     let n = 50;
     let t = Instant::now();
@@ -749,15 +746,7 @@ fn click_reliability() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     for pause in pauses {
-        let game = e2e_board();
-        park_pointer(&s);
-        let win = s
-            .launch_swell_foop(&SwellFoop {
-                size: Size::Normal,
-                colors: 3,
-                saved: Some(game.clone()),
-            })
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (game, win) = launch_e2e(&mut s).unwrap_or_else(|e| panic!("{e}"));
         let mut lw = LiveWindow::find("Swell Foop").unwrap_or_else(|e| panic!("{e}"));
         let mut sink = EnigoSink::new().unwrap_or_else(|e| panic!("{e}"));
         let mut g = game.clone();
