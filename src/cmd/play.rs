@@ -125,6 +125,12 @@ fn config(a: &PlayArgs, sim: bool) -> BotConfig {
         settle: Duration::from_millis(a.settle_ms.unwrap_or(if sim { 0 } else { 250 })),
         dry_run: a.dry_run,
         close_dialog: a.new_game,
+        // The simulator takes every click at once; real games need the hold.
+        after_move: if sim {
+            Duration::ZERO
+        } else {
+            BotConfig::default().after_move
+        },
         ..BotConfig::default()
     }
 }
