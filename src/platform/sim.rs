@@ -505,7 +505,7 @@ impl State {
         if group.is_empty() {
             return;
         }
-        let Ok(mut cb) = CBoard::<1024>::from_board(&self.board) else {
+        let Ok(mut cb) = CBoard::<1200>::from_board(&self.board) else {
             tracing::error!("sim board is not a collapse board: {}", self.board);
             return;
         };
@@ -661,7 +661,7 @@ impl Sim {
     /// True when no group of 2+ is left.
     pub fn is_over(&self) -> bool {
         let b = self.board();
-        CBoard::<1024>::from_board(&b)
+        CBoard::<1200>::from_board(&b)
             .map(|cb| !cb.has_move())
             .unwrap_or(true)
     }
