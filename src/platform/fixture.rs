@@ -20,15 +20,19 @@ fn file_err(path: &Path, reason: impl Into<String>) -> PlatformError {
     }
 }
 
+/// A one-line error for a failed file operation: `missing` when the path is
+/// not there, else `doing: the OS error`.
+fn io_err(path: &Path, e: &std::io::Error, missing: &str, doing: &str) -> PlatformError {
+    let reason = match e.kind() {
+        std::io::ErrorKind::NotFound => missing.to_string(),
+        _ => format!("{doing}: {e}"),
+    };
+    file_err(path, reason)
+}
+
 /// Reads a picture file as RGB. Errors say which file and why, on one line.
 pub fn load_png(path: &Path) -> Result<RgbImage, PlatformError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        let reason = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file".to_string(),
-            _ => format!("cannot read: {e}"),
-        };
-        file_err(path, reason)
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| io_err(path, &e, "no such file", "cannot read"))?;
     let img = image::load_from_memory(&bytes).map_err(|e| {
         let msg = e.to_string().replace('\n', " ");
         file_err(path, format!("not an image: {msg}"))
@@ -46,13 +50,8 @@ pub struct DirFrames {
 impl DirFrames {
     /// Lists `dir`'s `*.png` files (extension in any case), sorted by name.
     pub fn new(dir: &Path) -> Result<Self, PlatformError> {
-        let entries = std::fs::read_dir(dir).map_err(|e| {
-            let reason = match e.kind() {
-                std::io::ErrorKind::NotFound => "no such directory".to_string(),
-                _ => format!("cannot list: {e}"),
-            };
-            file_err(dir, reason)
-        })?;
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| io_err(dir, &e, "no such directory", "cannot list"))?;
         let mut files = Vec::new();
         for entry in entries {
             let path = entry

@@ -37,7 +37,7 @@ use crate::board::{Board, Cell, EMPTY};
 use crate::games::collapse::{CBoard, Scoring};
 use crate::vision::calibrate::{calibrate, pick_anchors, CalibrateOptions};
 use crate::vision::draw::draw_text_mut;
-use crate::vision::{Calibration, Grid, Sampling, WindowSize};
+use crate::vision::{Calibration, Grid, Sampling};
 
 /// Screen position of the simulated window's top-left corner.
 pub const SIM_WINDOW_X: i32 = 100;
@@ -410,20 +410,7 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
         }
     };
     let (w, h) = style.window_size(rows, cols);
-    let mut cal = Calibration {
-        schema: crate::vision::layout::SCHEMA,
-        game: "samegame".into(),
-        rows,
-        cols,
-        window: WindowSize {
-            width: w,
-            height: h,
-        },
-        grid,
-        sampling,
-        palette,
-        anchors: Vec::new(),
-    };
+    let mut cal = Calibration::new("samegame", rows, cols, (w, h), grid, sampling, palette);
     let frame = render(&Board::new(rows, cols, EMPTY), style);
     cal.anchors = pick_anchors(&frame, &cal, 8);
     cal

@@ -33,9 +33,7 @@ use super::classify::{read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
-use super::layout::{
-    Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, WindowSize, SCHEMA,
-};
+use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};
@@ -617,30 +615,26 @@ pub fn calibrate_shots(
         gap_x: round2(grid.gap_x),
         gap_y: round2(grid.gap_y),
     };
-    let mut cal = Calibration {
-        schema: SCHEMA,
-        game: opts.game.clone(),
+    let placeholder = Palette {
+        threshold: 1.0,
+        max_spread: 1.0,
+        empty: Vec::new(),
+        colours: vec![PaletteColour {
+            index: 0,
+            name: String::new(),
+            lab: [0.0; 3],
+        }],
+        refuse: Vec::new(),
+    };
+    let mut cal = Calibration::new(
+        &opts.game,
         rows,
         cols,
-        window: WindowSize {
-            width: w,
-            height: h,
-        },
+        (w, h),
         grid,
-        sampling: Sampling::rings(),
-        palette: Palette {
-            threshold: 1.0,
-            max_spread: 1.0,
-            empty: Vec::new(),
-            colours: vec![PaletteColour {
-                index: 0,
-                name: String::new(),
-                lab: [0.0; 3],
-            }],
-            refuse: Vec::new(),
-        },
-        anchors: Vec::new(),
-    };
+        Sampling::rings(),
+        placeholder,
+    );
     cal.validate()
         .map_err(|e| calibrate_error(format!("the found grid is unusable: {e}")))?;
 

@@ -252,6 +252,32 @@ struct SchemaOnly {
 }
 
 impl Calibration {
+    /// A calibration of the current schema with no anchors.
+    pub fn new(
+        game: &str,
+        rows: usize,
+        cols: usize,
+        window: (u32, u32),
+        grid: Grid,
+        sampling: Sampling,
+        palette: Palette,
+    ) -> Self {
+        Calibration {
+            schema: SCHEMA,
+            game: game.to_string(),
+            rows,
+            cols,
+            window: WindowSize {
+                width: window.0,
+                height: window.1,
+            },
+            grid,
+            sampling,
+            palette,
+            anchors: Vec::new(),
+        }
+    }
+
     /// Loads and validates a calibration file. Errors are one line:
     /// `PATH: cannot read (...)`, `PATH: bad TOML at line L: ...`,
     /// `PATH: schema N is not supported (this build reads 1)`, `PATH: ...`.
