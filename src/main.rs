@@ -31,6 +31,8 @@ enum Command {
     Calibrate(cmd::vision::CalibrateArgs),
     /// Read every recorded screenshot under the directories and compare with its label.
     Replay(cmd::vision::ReplayArgs),
+    /// Save captures of a game window as PNG files.
+    Grab(cmd::vision::GrabArgs),
     /// Run a solver over a file of boards and report scores and times.
     Bench(cmd::bench::BenchArgs),
 }
@@ -53,6 +55,7 @@ fn main() {
         Some(Command::Calibrate(a)) => cmd::vision::calibrate(a),
         Some(Command::Replay(a)) => cmd::vision::replay(a),
         Some(Command::Bench(a)) => cmd::bench::run(a),
+        Some(Command::Grab(a)) => cmd::vision::grab(a),
     };
     match result {
         Ok(code) => std::process::exit(code),

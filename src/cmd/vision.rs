@@ -143,6 +143,9 @@ fn distance_rows(distances: &[f32], cols: usize) -> Vec<Vec<f64>> {
 }
 
 pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
+    if a.game == "tetris" {
+        return read_wells(&a);
+    }
     let game = games::by_name(&a.game)?;
     let Some(cal_path) = &a.calibration else {
         bail!(
@@ -465,4 +468,116 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<i32> {
     }
     println!("{} passed, {} failed", total.passed, total.failed);
     Ok(if total.failed > 0 { 1 } else { 0 })
+}
+
+#[derive(Args)]
+pub struct GrabArgs {
+    /// Title (or part of it) of the window to capture.
+    #[arg(long)]
+    window: String,
+    /// Output PNG; with --count above 1, a `{}` in it is replaced by the frame number.
+    #[arg(long)]
+    out: PathBuf,
+    /// Number of frames.
+    #[arg(long, default_value_t = 1)]
+    count: usize,
+    /// Pause between frames.
+    #[arg(long, default_value_t = 500)]
+    interval_ms: u64,
+}
+
+/// `gridbot grab`: save window captures as PNG (to record fixtures or study a game).
+pub fn grab(a: GrabArgs) -> anyhow::Result<i32> {
+    use gridbot::platform::FrameSource;
+    let mut w = gridbot::platform::live::LiveWindow::find(&a.window)?;
+    let pattern = a.out.to_string_lossy().to_string();
+    if a.count > 1 && !pattern.contains("{}") {
+        bail!("--out must contain {{}} when --count is above 1");
+    }
+    for i in 0..a.count {
+        if i > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(a.interval_ms));
+        }
+        let frame = w.grab()?;
+        let path = PathBuf::from(pattern.replace("{}", &format!("{i:03}")));
+        frame
+            .image
+            .save(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!(
+            "{} {}x{} at {},{}",
+            path.display(),
+            frame.image.width(),
+            frame.image.height(),
+            frame.rect.x,
+            frame.rect.y
+        );
+    }
+    Ok(0)
+}
+
+/// `read --game tetris`: the well as rows of `1` (block), `.` (empty), `?`
+/// (unsure), found on each image (or from a `WellLayout` TOML), and the preview.
+fn read_wells(a: &ReadArgs) -> anyhow::Result<i32> {
+    use gridbot::vision::well::{find_well, read_preview, read_well, WellLayout};
+    let fixed: Option<WellLayout> = match &a.calibration {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            Some(
+                toml::from_str(&text)
+                    .with_context(|| format!("{}: not a well layout", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let mut code = 0;
+    for path in &a.images {
+        let img = load_image(path)?;
+        let t0 = Instant::now();
+        let layout = match fixed {
+            Some(l) => l,
+            None => match find_well(&img, 10, 20) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("{}: {e}", path.display());
+                    code = 2;
+                    continue;
+                }
+            },
+        };
+        let read = read_well(&img, &layout)?;
+        let preview = read_preview(&img, &layout);
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let text = (0..read.rows)
+            .map(|r| {
+                (0..read.cols)
+                    .map(|c| {
+                        if read.unsure.contains(&(r, c)) {
+                            '?'
+                        } else if read.occupied(r, c) {
+                            '1'
+                        } else {
+                            '.'
+                        }
+                    })
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        if a.json {
+            let v = serde_json::json!({
+                "image": path.display().to_string(),
+                "board": text,
+                "unknown": read.unsure.len(),
+                "preview": preview,
+                "layout": layout,
+                "ms": (ms * 1000.0).round() / 1000.0,
+            });
+            println!("{v}");
+        } else {
+            println!("{text}");
+        }
+    }
+    Ok(code)
 }

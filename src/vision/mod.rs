@@ -26,6 +26,7 @@ pub mod layout;
 pub mod locate;
 pub mod overlay;
 pub mod replay;
+pub mod well;
 
 use std::path::Path;
 

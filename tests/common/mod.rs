@@ -373,20 +373,77 @@ impl XSession {
                 ));
             }
         }
-        let cmd = Command::new("/usr/games/swell-foop");
-        self.spawn("swell-foop", cmd)?;
         let (cols, rows) = cfg.size.dims();
-        let min_w = cols as u32 * 20;
-        let min_h = rows as u32 * 20;
+        self.launch(
+            "swell-foop",
+            "/usr/games/swell-foop",
+            "swell foop",
+            cols as u32 * 20,
+            rows as u32 * 20,
+        )
+    }
+
+    /// Starts `prog` (logged as `name`) and waits for a window whose title
+    /// contains `title` and is at least `min_w` x `min_h`; returns its geometry.
+    pub fn launch(
+        &mut self,
+        name: &'static str,
+        prog: &str,
+        title: &str,
+        min_w: u32,
+        min_h: u32,
+    ) -> Result<WindowInfo, String> {
+        self.spawn(name, Command::new(prog))?;
         let win = self
-            .wait_until("the Swell Foop window", Duration::from_secs(20), |_| {
-                find_window("swell foop")
-                    .into_iter()
-                    .find(|w| w.w >= min_w && w.h >= min_h)
-            })
-            .map_err(|e| format!("{e}; swell-foop log: {}", self.tail_log("swell-foop")))?;
+            .wait_until(
+                &format!("the {title} window"),
+                Duration::from_secs(20),
+                |_| {
+                    find_window(title)
+                        .into_iter()
+                        .find(|w| w.w >= min_w && w.h >= min_h)
+                },
+            )
+            .map_err(|e| format!("{e}; {name} log: {}", self.tail_log(name)))?;
         // Let the first frame be drawn.
         std::thread::sleep(Duration::from_millis(800));
+        Ok(win)
+    }
+
+    /// Starts Quadrapassel (sound off, preview on, level 1) and presses its
+    /// Play button (it crashes on a key press before the first game). Returns
+    /// the window's geometry.
+    pub fn launch_quadrapassel(&mut self) -> Result<WindowInfo, String> {
+        let schema = "org.gnome.Quadrapassel";
+        for (key, value) in [
+            ("sound", "false"),
+            ("do-preview", "true"),
+            ("show-shadow", "false"),
+            ("starting-level", "1"),
+            ("line-fill-height", "0"),
+            ("random-block-colors", "false"),
+        ] {
+            self.gsettings(&["set", schema, key, value])?;
+        }
+        let win = self.launch(
+            "quadrapassel",
+            "/usr/games/quadrapassel",
+            "quadrapassel",
+            300,
+            300,
+        )?;
+        // The Play button sits at the bottom right, under the score column
+        // (at the default window size: 492,536 of 595x611).
+        let x = win.x + (win.w as i32 * 492) / 595;
+        let y = win.y + (win.h as i32 * 536) / 611;
+        self.xdotool(&["mousemove", &x.to_string(), &y.to_string(), "click", "1"])?;
+        // Move the pointer off the window's controls again.
+        self.xdotool(&[
+            "mousemove",
+            &(win.x + 5).to_string(),
+            &(win.y + win.h as i32 - 5).to_string(),
+        ])?;
+        std::thread::sleep(Duration::from_millis(300));
         Ok(win)
     }
 

@@ -35,6 +35,11 @@ impl Collapse {
             _ => return Err(GameError::UnknownGame(name.to_string())),
         };
         let mut game = Collapse::new(scoring);
+        if spec.trim_start().starts_with('[') {
+            game.params.portfolio = serde_json::from_str(spec)
+                .map_err(|e| GameError::BadParams(format!("{spec}: {e}")))?;
+            return Ok(Box::new(game));
+        }
         game.params.portfolio = spec
             .split(',')
             .map(|w| {
@@ -45,19 +50,14 @@ impl Collapse {
                     .map_err(|_| GameError::BadParams(spec.to_string()))?;
                 match v[..] {
                     [groups, colours] => Ok(solver::EvalWeights::plain(groups, colours)),
-                    [groups, colours, target, keep] => Ok(solver::EvalWeights {
-                        groups,
-                        colours,
-                        target: target as i8,
-                        keep,
-                        lone: 0.0,
-                    }),
+                    [groups, colours, target, keep] => {
+                        Ok(solver::EvalWeights::plain(groups, colours)
+                            .with_target(target as i8, keep))
+                    }
                     [groups, colours, target, keep, lone] => Ok(solver::EvalWeights {
-                        groups,
-                        colours,
-                        target: target as i8,
-                        keep,
                         lone,
+                        ..solver::EvalWeights::plain(groups, colours)
+                            .with_target(target as i8, keep)
                     }),
                     _ => Err(GameError::BadParams(spec.to_string())),
                 }

@@ -46,6 +46,16 @@ pub struct EvalWeights {
     /// lone cells tend to stay to the end and cost the end bonus.
     #[serde(default)]
     pub lone: f32,
+    /// Extra weight on the points of the colours ranked 1st, 2nd and 3rd by
+    /// cell count on the board (on top of `colours`).
+    #[serde(default)]
+    pub ranked: [f32; 3],
+    /// Weight of (cells remaining)².
+    #[serde(default)]
+    pub rem2: f32,
+    /// Points per group of 2+ on the board.
+    #[serde(default)]
+    pub ngroups: f32,
 }
 
 fn no_target() -> i8 {
@@ -53,6 +63,15 @@ fn no_target() -> i8 {
 }
 
 impl EvalWeights {
+    /// These weights with a kept colour (see [`EvalWeights::target`]).
+    pub const fn with_target(self, target: i8, keep: f32) -> Self {
+        EvalWeights {
+            target,
+            keep,
+            ..self
+        }
+    }
+
     /// Plain weights with no target colour.
     pub const fn plain(groups: f32, colours: f32) -> Self {
         EvalWeights {
@@ -61,6 +80,9 @@ impl EvalWeights {
             target: -1,
             keep: 0.0,
             lone: 0.0,
+            ranked: [0.0; 3],
+            rem2: 0.0,
+            ngroups: 0.0,
         }
     }
 }
@@ -140,9 +162,11 @@ fn evaluate<const N: usize>(
     let mut gsum = 0i64;
     let mut tsum = 0i64;
     let mut lone = 0u32;
+    let mut ngroups = 0u32;
     let mut counts = [0u16; 10];
     for g in groups.iter() {
         lone += (g.size == 1) as u32;
+        ngroups += (g.size >= 2) as u32;
         counts[g.colour as usize] += g.size;
         if g.colour == target {
             tsum += scoring.group_points(g.size as u32) as i64;
@@ -159,6 +183,27 @@ fn evaluate<const N: usize>(
             .sum();
         v += w.colours * csum as f32;
     }
+    if w.ranked != [0.0; 3] {
+        let mut top = [0u16; 3];
+        for &k in &counts[1..] {
+            if k > top[2] {
+                top[2] = k;
+                if top[2] > top[1] {
+                    top.swap(1, 2);
+                    if top[1] > top[0] {
+                        top.swap(0, 1);
+                    }
+                }
+            }
+        }
+        for (wk, &k) in w.ranked.iter().zip(&top) {
+            if k >= 2 {
+                v += wk * scoring.group_points(k as u32) as f32;
+            }
+        }
+    }
+    let r = b.remaining() as f32;
+    v += w.rem2 * r * r + w.ngroups * ngroups as f32;
     v as i32
 }
 

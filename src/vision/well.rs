@@ -1,0 +1,486 @@
+//! Reading a falling-block (Tetris) screen: the well, its cells, the preview.
+//!
+//! A Tetris well is a rectangle of one uniform background colour, `cols` x
+//! `rows` square cells, with the stack and the falling piece drawn over it. The
+//! preview ("Next") box is a smaller rectangle of the same background beside
+//! it. Nothing here knows a particular game's skin: the background colour is
+//! found as the colour whose largest connected region has the well's aspect
+//! ratio, and block colours are only ever "not background" (what colour a
+//! piece has is learned by the player, not assumed).
+//!
+//! Coordinates: window pixels, origin top left. Cells are `(row, col)` with row
+//! 0 at the top of the well. A [`WellLayout`] is stored as plain data (serde).
+
+use image::RgbImage;
+use serde::{Deserialize, Serialize};
+
+use super::VisionError;
+use crate::platform::Rect;
+
+/// Where the well and the preview box are in a window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WellLayout {
+    /// Schema version of this record.
+    pub schema: u32,
+    /// Window size the layout was measured on.
+    pub window: (u32, u32),
+    /// The well's inner rectangle (cell extents), window pixels.
+    pub well: Rect,
+    pub cols: u32,
+    pub rows: u32,
+    /// The preview box, when the game shows one.
+    pub preview: Option<Rect>,
+    /// The well's empty colour (sRGB).
+    pub background: [u8; 3],
+}
+
+/// A pixel is "not background" when a channel differs by more than this.
+const DIFF: i32 = 48;
+
+/// One read of the well.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WellRead {
+    pub cols: u32,
+    pub rows: u32,
+    /// Row-major; `Some(mean colour)` for an occupied cell.
+    pub cells: Vec<Option<[u8; 3]>>,
+    /// Cells that were neither clearly empty nor clearly filled (text, a
+    /// half-drawn animation): a read with any is not to be acted on.
+    pub unsure: Vec<(u32, u32)>,
+}
+
+impl WellRead {
+    pub fn occupied(&self, r: u32, c: u32) -> bool {
+        self.cells[(r * self.cols + c) as usize].is_some()
+    }
+
+    /// Rows as bit masks (bit c = column c), row 0 first (top).
+    pub fn row_masks(&self) -> Vec<u32> {
+        (0..self.rows)
+            .map(|r| {
+                (0..self.cols)
+                    .filter(|&c| self.occupied(r, c))
+                    .fold(0u32, |m, c| m | 1 << c)
+            })
+            .collect()
+    }
+}
+
+/// Largest channel difference for a pixel to belong to a uniform region.
+const SAME: i32 = 20;
+
+fn differs(p: [u8; 3], bg: [u8; 3]) -> bool {
+    differs_by(p, bg, DIFF)
+}
+
+fn differs_by(p: [u8; 3], bg: [u8; 3], t: i32) -> bool {
+    (0..3).any(|i| (p[i] as i32 - bg[i] as i32).abs() > t)
+}
+
+/// Fraction of "not background" pixels in the middle half of a box, and their
+/// mean colour.
+fn sample_box(img: &RgbImage, x0: f32, y0: f32, w: f32, h: f32, bg: [u8; 3]) -> (f32, [u8; 3]) {
+    let (iw, ih) = img.dimensions();
+    let xa = (x0 + w * 0.25).round().max(0.0) as u32;
+    let xb = ((x0 + w * 0.75).round() as u32).min(iw);
+    let ya = (y0 + h * 0.25).round().max(0.0) as u32;
+    let yb = ((y0 + h * 0.75).round() as u32).min(ih);
+    let (mut n, mut hit) = (0u32, 0u32);
+    let mut sum = [0u64; 3];
+    for y in ya..yb {
+        for x in xa..xb {
+            let p = img.get_pixel(x, y).0;
+            n += 1;
+            if differs(p, bg) {
+                hit += 1;
+                for i in 0..3 {
+                    sum[i] += p[i] as u64;
+                }
+            }
+        }
+    }
+    if n == 0 {
+        return (0.0, bg);
+    }
+    let mean = if hit == 0 {
+        bg
+    } else {
+        [0, 1, 2].map(|i| (sum[i] / hit as u64) as u8)
+    };
+    (hit as f32 / n as f32, mean)
+}
+
+/// Reads every cell of the well.
+pub fn read_well(img: &RgbImage, l: &WellLayout) -> Result<WellRead, VisionError> {
+    let (iw, ih) = img.dimensions();
+    if (iw, ih) != l.window {
+        return Err(VisionError::WrongSize {
+            found_w: iw,
+            found_h: ih,
+            want_w: l.window.0,
+            want_h: l.window.1,
+        });
+    }
+    let cw = l.well.w as f32 / l.cols as f32;
+    let ch = l.well.h as f32 / l.rows as f32;
+    let mut cells = Vec::with_capacity((l.cols * l.rows) as usize);
+    let mut unsure = Vec::new();
+    for r in 0..l.rows {
+        for c in 0..l.cols {
+            let x0 = l.well.x as f32 + c as f32 * cw;
+            let y0 = l.well.y as f32 + r as f32 * ch;
+            let (frac, mean) = sample_box(img, x0, y0, cw, ch, l.background);
+            if frac >= 0.85 {
+                cells.push(Some(mean));
+            } else {
+                if frac > 0.15 {
+                    unsure.push((r, c));
+                }
+                cells.push(None);
+            }
+        }
+    }
+    Ok(WellRead {
+        cols: l.cols,
+        rows: l.rows,
+        cells,
+        unsure,
+    })
+}
+
+/// The blocks shown in the preview box, as `(row, col)` cells with the top-left
+/// block at row 0 / col 0 of their bounding box; `None` when the box is empty or
+/// its content is not a tetromino-sized picture.
+pub fn read_preview(img: &RgbImage, l: &WellLayout) -> Option<Vec<(u32, u32)>> {
+    let p = l.preview?;
+    let bg = l.background;
+    // Bounding box of the non-background pixels.
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0u32, 0u32);
+    let (iw, ih) = img.dimensions();
+    for y in p.y.max(0) as u32..((p.y + p.h as i32).max(0) as u32).min(ih) {
+        for x in p.x.max(0) as u32..((p.x + p.w as i32).max(0) as u32).min(iw) {
+            if differs(img.get_pixel(x, y).0, bg) {
+                x0 = x0.min(x);
+                y0 = y0.min(y);
+                x1 = x1.max(x + 1);
+                y1 = y1.max(y + 1);
+            }
+        }
+    }
+    if x0 >= x1 || y0 >= y1 {
+        return None;
+    }
+    let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
+    // A tetromino's box is 4x1, 1x4, 2x2, 3x2 or 2x3 cells: pick the one whose
+    // aspect ratio is nearest.
+    let shapes = [(4u32, 1u32), (1, 4), (2, 2), (3, 2), (2, 3)];
+    let aspect = (bw / bh).ln();
+    let &(nc, nr) = shapes.iter().min_by(|a, b| {
+        let da = (aspect - (a.0 as f32 / a.1 as f32).ln()).abs();
+        let db = (aspect - (b.0 as f32 / b.1 as f32).ln()).abs();
+        da.total_cmp(&db)
+    })?;
+    let (cw, ch) = (bw / nc as f32, bh / nr as f32);
+    let mut cells = Vec::new();
+    for r in 0..nr {
+        for c in 0..nc {
+            let (frac, _) = sample_box(
+                img,
+                x0 as f32 + c as f32 * cw,
+                y0 as f32 + r as f32 * ch,
+                cw,
+                ch,
+                bg,
+            );
+            if frac >= 0.5 {
+                cells.push((r, c));
+            }
+        }
+    }
+    (cells.len() == 4).then_some(cells)
+}
+
+/// A connected region of one colour: pixel count and bounding box.
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    area: u32,
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
+}
+
+/// Connected regions (4-neighbour) of the pixels within `SAME` of `colour`.
+fn regions(img: &RgbImage, colour: [u8; 3]) -> Vec<Region> {
+    let (w, h) = img.dimensions();
+    let mask: Vec<bool> = img
+        .pixels()
+        .map(|p| !differs_by(p.0, colour, SAME))
+        .collect();
+    let mut seen = vec![false; mask.len()];
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..mask.len() {
+        if !mask[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        let mut r = Region {
+            area: 0,
+            x0: u32::MAX,
+            y0: u32::MAX,
+            x1: 0,
+            y1: 0,
+        };
+        while let Some(i) = stack.pop() {
+            let (x, y) = ((i as u32) % w, (i as u32) / w);
+            r.area += 1;
+            r.x0 = r.x0.min(x);
+            r.y0 = r.y0.min(y);
+            r.x1 = r.x1.max(x + 1);
+            r.y1 = r.y1.max(y + 1);
+            let mut push = |j: usize| {
+                if mask[j] && !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            };
+            if x > 0 {
+                push(i - 1);
+            }
+            if x + 1 < w {
+                push(i + 1);
+            }
+            if y > 0 {
+                push(i - w as usize);
+            }
+            if y + 1 < h {
+                push(i + w as usize);
+            }
+        }
+        if r.area >= 64 {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Shrinks a region's box past edge rows and columns that are mostly not the
+/// background itself (a frame a few shades off, an anti-aliased border).
+fn trim(img: &RgbImage, mut r: Region, bg: [u8; 3]) -> Region {
+    const EXACT: i32 = 6;
+    let on = |x: u32, y: u32| !differs_by(img.get_pixel(x, y).0, bg, EXACT);
+    let row_ok = |y: u32, r: &Region| {
+        (r.x0..r.x1).filter(|&x| on(x, y)).count() * 2 >= (r.x1 - r.x0) as usize
+    };
+    let col_ok = |x: u32, r: &Region| {
+        (r.y0..r.y1).filter(|&y| on(x, y)).count() * 2 >= (r.y1 - r.y0) as usize
+    };
+    while r.y1 - r.y0 > 2 && !row_ok(r.y0, &r) {
+        r.y0 += 1;
+    }
+    while r.y1 - r.y0 > 2 && !row_ok(r.y1 - 1, &r) {
+        r.y1 -= 1;
+    }
+    while r.x1 - r.x0 > 2 && !col_ok(r.x0, &r) {
+        r.x0 += 1;
+    }
+    while r.x1 - r.x0 > 2 && !col_ok(r.x1 - 1, &r) {
+        r.x1 -= 1;
+    }
+    r
+}
+
+/// The most frequent colours of a picture (4 bits a channel), most frequent first.
+fn frequent_colours(img: &RgbImage, k: usize) -> Vec<[u8; 3]> {
+    let mut hist = vec![(0u32, [0u64; 3]); 4096];
+    for p in img.pixels() {
+        let q =
+            ((p.0[0] as usize >> 4) << 8) | ((p.0[1] as usize >> 4) << 4) | (p.0[2] as usize >> 4);
+        hist[q].0 += 1;
+        for i in 0..3 {
+            hist[q].1[i] += p.0[i] as u64;
+        }
+    }
+    let mut bins: Vec<(u32, [u64; 3])> = hist.into_iter().filter(|b| b.0 > 0).collect();
+    bins.sort_by_key(|b| std::cmp::Reverse(b.0));
+    bins.iter()
+        .take(k)
+        .map(|(n, s)| [0, 1, 2].map(|i| (s[i] / *n as u64) as u8))
+        .collect()
+}
+
+/// Finds the well (and the preview box) on a screenshot with no calibration.
+///
+/// The well is the largest uniformly coloured region whose bounding box is
+/// `cols:rows` (square cells, within 12%) and at least 60% filled by that
+/// colour (the stack and the falling piece cover the rest). The preview box is
+/// the largest other region of the same colour between 2 and 8 cells a side.
+pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, VisionError> {
+    let want = cols as f32 / rows as f32;
+    let mut best: Option<(u32, [u8; 3], Region, Vec<Region>)> = None;
+    for colour in frequent_colours(img, 6) {
+        let regs = regions(img, colour);
+        for r in &regs {
+            let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
+            let fill = r.area as f32 / (bw * bh);
+            let ratio = (bw / bh) / want;
+            if fill < 0.6 || !(0.88..=1.12).contains(&ratio) || bw < cols as f32 * 6.0 {
+                continue;
+            }
+            if best.as_ref().is_none_or(|b| r.area > b.0) {
+                best = Some((r.area, colour, *r, regs.clone()));
+            }
+        }
+    }
+    let Some((_, background, well, regs)) = best else {
+        return Err(VisionError::NoBoard(format!(
+            "no uniform {cols}x{rows} well on a {}x{} picture",
+            img.width(),
+            img.height()
+        )));
+    };
+    let well = trim(img, well, background);
+    let cell = (well.x1 - well.x0) as f32 / cols as f32;
+    let preview = regs
+        .iter()
+        .filter(|r| r.x0 != well.x0 || r.y0 != well.y0)
+        .filter(|r| {
+            let (bw, bh) = ((r.x1 - r.x0) as f32 / cell, (r.y1 - r.y0) as f32 / cell);
+            (2.0..=8.0).contains(&bw) && (2.0..=8.0).contains(&bh)
+        })
+        .max_by_key(|r| r.area)
+        .map(|r| Rect {
+            x: r.x0 as i32,
+            y: r.y0 as i32,
+            w: r.x1 - r.x0,
+            h: r.y1 - r.y0,
+        });
+    Ok(WellLayout {
+        schema: 1,
+        window: img.dimensions(),
+        well: Rect {
+            x: well.x0 as i32,
+            y: well.y0 as i32,
+            w: well.x1 - well.x0,
+            h: well.y1 - well.y0,
+        },
+        cols,
+        rows,
+        preview,
+        background,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    /// A synthetic Tetris screen: grey window, black well at (40, 30) with
+    /// 20 px cells, a preview box, blocks at the given cells.
+    fn screen(blocks: &[(u32, u32)], preview: &[(u32, u32)]) -> RgbImage {
+        let mut img = RgbImage::from_pixel(400, 480, Rgb([48, 48, 48]));
+        let fill = |img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]| {
+            for yy in y..y + h {
+                for xx in x..x + w {
+                    img.put_pixel(xx, yy, Rgb(c));
+                }
+            }
+        };
+        fill(&mut img, 40, 30, 200, 400, [0, 0, 0]);
+        fill(&mut img, 270, 40, 100, 100, [0, 0, 0]);
+        for &(r, c) in blocks {
+            fill(
+                &mut img,
+                40 + c * 20 + 1,
+                30 + r * 20 + 1,
+                18,
+                18,
+                [230, 120, 30],
+            );
+        }
+        for &(r, c) in preview {
+            fill(
+                &mut img,
+                290 + c * 16 + 1,
+                70 + r * 16 + 1,
+                14,
+                14,
+                [60, 90, 200],
+            );
+        }
+        img
+    }
+
+    #[test]
+    fn finds_the_well_and_reads_blocks() {
+        let blocks = [
+            (0, 4),
+            (0, 5),
+            (1, 4),
+            (1, 5),
+            (19, 0),
+            (19, 1),
+            (18, 0),
+            (19, 9),
+        ];
+        let img = screen(&blocks, &[(0, 1), (1, 0), (1, 1), (1, 2)]);
+        let l = find_well(&img, 10, 20).expect("well");
+        assert_eq!(
+            l.well,
+            Rect {
+                x: 40,
+                y: 30,
+                w: 200,
+                h: 400
+            }
+        );
+        assert_eq!(
+            l.preview,
+            Some(Rect {
+                x: 270,
+                y: 40,
+                w: 100,
+                h: 100
+            })
+        );
+        let read = read_well(&img, &l).expect("read");
+        assert!(read.unsure.is_empty());
+        let mut got: Vec<(u32, u32)> = (0..20)
+            .flat_map(|r| (0..10).map(move |c| (r, c)))
+            .filter(|&(r, c)| read.occupied(r, c))
+            .collect();
+        got.sort();
+        let mut want = blocks.to_vec();
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(
+            read_preview(&img, &l),
+            Some(vec![(0, 1), (1, 0), (1, 1), (1, 2)])
+        );
+    }
+
+    #[test]
+    fn a_screen_without_a_well_is_refused() {
+        let img = RgbImage::from_fn(300, 300, |x, y| {
+            Rgb([(x * 7 % 256) as u8, (y * 13 % 256) as u8, 90])
+        });
+        let e = find_well(&img, 10, 20).expect_err("no well");
+        assert!(e.is_no_board());
+    }
+
+    #[test]
+    fn a_half_covered_cell_is_unsure() {
+        let mut img = screen(&[], &[]);
+        for y in 30 + 5 * 20..30 + 5 * 20 + 10 {
+            for x in 40 + 3 * 20..40 + 4 * 20 {
+                img.put_pixel(x, y, Rgb([255, 255, 255]));
+            }
+        }
+        let l = find_well(&img, 10, 20).expect("well");
+        let read = read_well(&img, &l).expect("read");
+        assert_eq!(read.unsure, vec![(5, 3)]);
+    }
+}
