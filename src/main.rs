@@ -31,8 +31,10 @@ enum Command {
     Calibrate(cmd::vision::CalibrateArgs),
     /// Read every recorded screenshot under the directories and compare with its label.
     Replay(cmd::vision::ReplayArgs),
-    /// Run a solver over a file of boards and report scores and times.
+    /// Run a solver over a file of boards (or whole seeded Tetris games) and report scores and times.
     Bench(cmd::bench::BenchArgs),
+    /// Tune a game's evaluation weights (tetris: cross-entropy method).
+    Tune(cmd::tune::TuneArgs),
 }
 
 fn main() {
@@ -53,6 +55,7 @@ fn main() {
         Some(Command::Calibrate(a)) => cmd::vision::calibrate(a),
         Some(Command::Replay(a)) => cmd::vision::replay(a),
         Some(Command::Bench(a)) => cmd::bench::run(a),
+        Some(Command::Tune(a)) => cmd::tune::run(a),
     };
     match result {
         Ok(code) => std::process::exit(code),
