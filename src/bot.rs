@@ -84,6 +84,8 @@ pub enum BotError {
     Vision(#[from] VisionError),
     #[error(transparent)]
     Game(#[from] GameError),
+    #[error(transparent)]
+    Tetris(#[from] crate::games::tetris::TetrisError),
     #[error("the board did not stop changing within {0:?}")]
     NeverSettled(Duration),
     #[error("no readable board after {tries} tries: {last}")]

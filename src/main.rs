@@ -33,8 +33,10 @@ enum Command {
     Replay(cmd::vision::ReplayArgs),
     /// Save captures of a game window as PNG files.
     Grab(cmd::vision::GrabArgs),
-    /// Run a solver over a file of boards and report scores and times.
+    /// Run a solver over a file of boards (or whole seeded Tetris games) and report scores and times.
     Bench(cmd::bench::BenchArgs),
+    /// Tune a game's evaluation weights (tetris: cross-entropy method).
+    Tune(cmd::tune::TuneArgs),
 }
 
 fn main() {
@@ -56,6 +58,7 @@ fn main() {
         Some(Command::Replay(a)) => cmd::vision::replay(a),
         Some(Command::Bench(a)) => cmd::bench::run(a),
         Some(Command::Grab(a)) => cmd::vision::grab(a),
+        Some(Command::Tune(a)) => cmd::tune::run(a),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -1,4 +1,5 @@
-//! `gridbot bench GAME --boards FILE`: the solver over a file of boards.
+//! `gridbot bench GAME --boards FILE`: the solver over a file of boards;
+//! `gridbot bench tetris ...`: whole seeded games (see `bench_tetris`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,11 +13,11 @@ use gridbot::games;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Game: popstar or samegame.
+    /// Game: popstar, samegame or tetris.
     game: String,
-    /// File with one board text a line.
+    /// File with one board text a line (not for tetris).
     #[arg(long)]
-    boards: PathBuf,
+    boards: Option<PathBuf>,
     #[command(flatten)]
     search: SearchArgs,
     /// Only the first N boards.
@@ -31,6 +32,8 @@ pub struct BenchArgs {
     /// One JSON object a line, then a summary line.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    tetris: super::bench_tetris::TetrisBenchArgs,
 }
 
 /// How much a search may spend: shared by `solve` and `bench`.
@@ -39,12 +42,14 @@ pub struct SearchArgs {
     /// Wall-clock budget per board.
     #[arg(long, default_value_t = 1000)]
     budget_ms: u64,
-    /// Fixed beam width instead of a time budget (deterministic).
+    /// Fixed beam width instead of a time budget (deterministic); for
+    /// `bench tetris`: the field width (default 10).
     #[arg(long)]
-    width: Option<usize>,
-    /// Worker threads (the portfolio size); default: all cores, at most 2.
+    pub width: Option<usize>,
+    /// Worker threads (the portfolio size); default: all cores, at most 2;
+    /// for `bench tetris`: games in parallel (default 1).
     #[arg(long)]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
 }
 
 impl SearchArgs {
@@ -72,12 +77,18 @@ pub fn default_threads(t: Option<usize>) -> usize {
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
+    if a.game == "tetris" {
+        return super::bench_tetris::run(&a.tetris, &a.search, a.json);
+    }
+    let Some(path) = &a.boards else {
+        anyhow::bail!("bench {} needs --boards FILE", a.game);
+    };
     let game = match &a.portfolio {
         Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
         None => games::by_name(&a.game)?,
     };
-    let text = std::fs::read_to_string(&a.boards)
-        .with_context(|| format!("cannot read {}", a.boards.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     let mut boards = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -85,7 +96,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         }
         let b: Board = line
             .parse()
-            .with_context(|| format!("{} line {}", a.boards.display(), i + 1))?;
+            .with_context(|| format!("{} line {}", path.display(), i + 1))?;
         boards.push((i, b));
     }
     if let Some(n) = a.limit {

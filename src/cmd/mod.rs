@@ -1,8 +1,11 @@
 //! Subcommand front ends: argument structs and the glue that calls the library.
 
 pub mod bench;
+pub mod bench_tetris;
 pub mod play;
+pub mod play_tetris;
 pub mod solve;
+pub mod tune;
 pub mod vision;
 
 /// Exit code for an error: 2 when the screen showed no usable board, else 1.

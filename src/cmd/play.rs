@@ -18,21 +18,21 @@ use gridbot::vision::{self, Calibration};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Game: samegame (Swell Foop scoring) or popstar.
+    /// Game: samegame (Swell Foop scoring), popstar or tetris (--sim only).
     #[arg(long, default_value = "samegame")]
-    game: String,
+    pub game: String,
     /// Play the window whose title contains this text.
     #[arg(long, conflicts_with = "sim")]
-    window: Option<String>,
+    pub window: Option<String>,
     /// Play the built-in simulator (no display needed).
     #[arg(long)]
-    sim: bool,
+    pub sim: bool,
     /// Calibration file for the window (see `gridbot calibrate`).
     #[arg(long)]
     calibration: Option<PathBuf>,
     /// Stop after N moves.
     #[arg(long)]
-    moves: Option<usize>,
+    pub moves: Option<usize>,
     /// Solver budget per move.
     #[arg(long, default_value_t = 1000)]
     budget_ms: u64,
@@ -44,7 +44,7 @@ pub struct PlayArgs {
     settle_ms: Option<u64>,
     /// Show what would be done (the first move, drawn with --overlay) without sending input.
     #[arg(long)]
-    dry_run: bool,
+    pub dry_run: bool,
     /// With --dry-run: write the frame with the planned click marked.
     #[arg(long)]
     overlay: Option<PathBuf>,
@@ -56,20 +56,29 @@ pub struct PlayArgs {
     board: Option<String>,
     /// Simulator: seed of the random starting board.
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub seed: u64,
     /// Simulator: rows of the random board (default: popstar 10x10 with 5
     /// colours, samegame 10 rows x 15 columns with 3, as Swell Foop's normal size).
     #[arg(long)]
-    rows: Option<usize>,
+    pub rows: Option<usize>,
     /// Simulator: columns of the random board.
     #[arg(long)]
-    cols: Option<usize>,
+    pub cols: Option<usize>,
     /// Simulator: colours of the random board.
     #[arg(long)]
     colours: Option<u8>,
     /// One JSON line per move, then a summary line.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
+    /// Tetris: known next pieces the search uses.
+    #[arg(long, default_value_t = 1)]
+    pub preview: usize,
+    /// Tetris: evaluator preset (dellacherie, el-tetris, bcts, tuned) or a TOML file.
+    #[arg(long, default_value = "tuned")]
+    pub eval: String,
+    /// Tetris: rotation system preset (srs) or a TOML file.
+    #[arg(long, default_value = "srs")]
+    pub rotation: String,
 }
 
 impl PlayArgs {
@@ -93,6 +102,9 @@ impl PlayArgs {
             cols: None,
             colours: None,
             json: false,
+            preview: 1,
+            eval: "tuned".into(),
+            rotation: "srs".into(),
         }
     }
 }
@@ -190,6 +202,12 @@ fn draw_plan<F: FrameSource>(
 }
 
 pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
+    if a.game == "tetris" {
+        if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
+            tracing::warn!("cannot catch Ctrl-C: {e}");
+        }
+        return super::play_tetris::run(&a);
+    }
     let game = games::by_name(&a.game)?;
     // Ctrl-C: the loop stops at its next check and releases held buttons.
     if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {

@@ -6,6 +6,7 @@
 //! results exactly reproducible.
 
 pub mod collapse;
+pub mod tetris;
 
 use serde::Serialize;
 

@@ -1,0 +1,206 @@
+//! The falling-family loop: view, choose, send keys, verify, repeat.
+//!
+//! The collapse loop ([`crate::bot`]) reads a [`crate::board::Board`] through
+//! a calibration; a Tetris screen shows more than a board (the falling piece
+//! and the preview), so this loop reads a [`TetrisView`] through the
+//! [`TetrisScreen`] trait instead: the simulator implements it
+//! ([`crate::platform::sim_tetris`]), and a Quadrapassel reader will. For
+//! each new piece it asks the [`Player`] for a placement, sends the
+//! placement's key script through [`SafeInput`] (mapped by a [`KeyMap`]), and
+//! on the next view checks that the locked cells are those predicted; a
+//! mismatch is counted and play goes on from what is seen (the view is the
+//! truth). Like `bot.rs` it reads the clock and sleeps; it reports through a
+//! callback and the returned [`TetrisSummary`].
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::act::{self, CellToScreen, Move, Timing};
+use crate::board::Cell;
+use crate::bot::{BotError, INTERRUPTED};
+use crate::games::tetris::{Field, KeyMap, MoveGen, Piece, Player, TetrisError};
+use crate::platform::{InputSink, PlatformError, SafeInput};
+
+/// What a Tetris screen shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TetrisView {
+    /// The locked cells (the falling piece not included).
+    pub field: Field,
+    /// The piece to place, `None` when the game is over.
+    pub piece: Option<Piece>,
+    /// The known next pieces, nearest first.
+    pub preview: Vec<Piece>,
+}
+
+/// Something that shows a Tetris game.
+pub trait TetrisScreen {
+    /// The current state, read when a new piece has appeared.
+    fn view(&mut self) -> Result<TetrisView, BotError>;
+}
+
+/// Settings of the loop.
+#[derive(Debug, Clone)]
+pub struct TetrisBotConfig {
+    /// Stop after this many pieces.
+    pub max_pieces: Option<u64>,
+    pub keys: KeyMap,
+    /// Pause before each key tap.
+    pub key_gap: Duration,
+    /// Plan only: send nothing, stop after the first piece.
+    pub dry_run: bool,
+}
+
+/// What happened to one piece.
+#[derive(Debug, Clone, Serialize)]
+pub struct PieceReport {
+    pub index: u64,
+    /// The field read before the piece (board text, row 0 at the top).
+    pub board: String,
+    pub piece: Piece,
+    /// Rotation state index (0 = spawn state).
+    pub rotation: u8,
+    /// Leftmost column the piece fills.
+    pub column: u8,
+    /// Row of its lowest cell, from the bottom.
+    pub row: u8,
+    #[serde(rename = "move")]
+    pub mv: Move,
+    /// The field expected after it.
+    pub expected: String,
+    /// Rows it clears.
+    pub lines: u32,
+    /// The field seen before it differed from the one predicted.
+    pub mismatch: bool,
+    /// From the view to the keys being ready (read excluded), ms.
+    pub think_ms: f64,
+    pub nodes: u64,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TetrisSummary {
+    /// Pieces placed.
+    pub moves: u64,
+    /// Lines cleared as the rules count them on the fields seen.
+    pub score: u64,
+    /// Lines the model predicted.
+    pub predicted_score: u64,
+    pub mismatches: u64,
+    pub game_over: bool,
+    pub final_board: String,
+    pub mean_think_ms: f64,
+    pub max_think_ms: f64,
+}
+
+/// No cell geometry: a key plan has no pointer events.
+struct NoGeometry;
+
+impl CellToScreen for NoGeometry {
+    fn cell_centre(&self, _: Cell) -> (i32, i32) {
+        (0, 0)
+    }
+}
+
+/// Lines cleared between two fields, when `after` can follow `before` by one
+/// piece (4 cells added, full rows removed); used to count what the game did.
+fn lines_between(before: &Field, after: &Field) -> Option<u64> {
+    let w = before.width() as i64;
+    let added = after.count() as i64 - before.count() as i64 - 4;
+    if added > 0 || (-added) % w != 0 {
+        return None;
+    }
+    Some((-added / w) as u64)
+}
+
+/// Plays until the game ends, `max_pieces` or Ctrl-C.
+pub fn run_tetris<S: TetrisScreen, I: InputSink>(
+    gen: &MoveGen,
+    player: &mut Player,
+    screen: &mut S,
+    input: &mut SafeInput<I>,
+    cfg: &TetrisBotConfig,
+    report: &mut dyn FnMut(&PieceReport),
+) -> Result<TetrisSummary, BotError> {
+    let mut sum = TetrisSummary::default();
+    let mut expected: Option<Field> = None;
+    let mut last: Option<Field> = None;
+    let mut think_total = 0.0;
+    let timing = Timing {
+        key_gap_ms: cfg.key_gap.as_millis() as u64,
+        ..Timing::default()
+    };
+    loop {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return Err(BotError::Platform(PlatformError::Interrupted));
+        }
+        let view = screen.view()?;
+        let mut mismatch = false;
+        if let (Some(exp), Some(prev)) = (&expected, &last) {
+            match lines_between(prev, &view.field) {
+                Some(l) => sum.score += l,
+                None => tracing::warn!("the field changed by more than one piece"),
+            }
+            if *exp != view.field {
+                mismatch = true;
+                sum.mismatches += 1;
+                tracing::warn!("resynchronising: predicted {exp:?}, seen {:?}", view.field);
+            }
+        }
+        sum.final_board = view.field.to_board().to_string();
+        if cfg.max_pieces.is_some_and(|m| sum.moves >= m) {
+            break;
+        }
+        let Some(piece) = view.piece else {
+            sum.game_over = true;
+            break;
+        };
+        let t0 = Instant::now();
+        let Some(d) = player.choose(gen, &view.field, piece, &view.preview) else {
+            sum.game_over = true;
+            break;
+        };
+        let mv = cfg
+            .keys
+            .to_move(&d.placement.script)
+            .map_err(|k| BotError::Tetris(TetrisError::NoKey(k)))?;
+        let plan = act::plan_move(&mv, &NoGeometry, &timing);
+        let think_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if !cfg.dry_run {
+            for step in &plan.steps {
+                if !step.delay.is_zero() {
+                    std::thread::sleep(step.delay);
+                }
+                input.send(&step.event)?;
+            }
+        }
+        think_total += think_ms;
+        sum.max_think_ms = sum.max_think_ms.max(think_ms);
+        sum.moves += 1;
+        sum.predicted_score += d.lines as u64;
+        report(&PieceReport {
+            index: sum.moves - 1,
+            board: view.field.to_board().to_string(),
+            piece,
+            rotation: d.placement.rotation,
+            column: d.placement.column,
+            row: d.placement.row,
+            mv,
+            expected: d.field.to_board().to_string(),
+            lines: d.lines,
+            mismatch,
+            think_ms,
+            nodes: d.nodes,
+        });
+        if cfg.dry_run {
+            break;
+        }
+        last = Some(view.field);
+        expected = Some(d.field);
+    }
+    if sum.moves > 0 {
+        sum.mean_think_ms = think_total / sum.moves as f64;
+    }
+    Ok(sum)
+}

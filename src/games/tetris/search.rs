@@ -1,0 +1,208 @@
+//! Choosing a placement: one piece, or a lookahead over the known next pieces.
+//!
+//! With no preview every placement of the current piece is scored
+//! `reward + value` and the best wins (ties by the evaluator's priority).
+//! With `K` preview pieces the search is a depth-`K+1` max over placements:
+//! a line scores the sum of its rewards plus the value of its last field. To
+//! stay fast each level is pruned: its placements are first scored as if the
+//! line ended there, and only the best [`SearchParams::beam`] of them are
+//! searched deeper (the last level is never pruned: it is the cheap one). A
+//! line on which a later piece cannot be placed loses to every line on which
+//! it can.
+//!
+//! Pure and deterministic: no clock, the same choice for the same input.
+
+use serde::{Deserialize, Serialize};
+
+use super::eval::Eval;
+use super::field::Field;
+use super::movegen::{MoveGen, Placement};
+use super::piece::Piece;
+
+/// Search knobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchParams {
+    /// Preview pieces used (0 = the current piece only).
+    pub preview: usize,
+    /// Placements kept per level for the deeper search.
+    pub beam: usize,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            preview: 0,
+            beam: 12,
+        }
+    }
+}
+
+/// What the player decided.
+#[derive(Debug, Clone, Copy)]
+pub struct Decision {
+    pub placement: Placement,
+    /// The field after the placement (rows cleared).
+    pub field: Field,
+    /// Rows it clears.
+    pub lines: u32,
+    /// The score of the best line found.
+    pub score: f32,
+    /// Placements evaluated.
+    pub nodes: u64,
+}
+
+/// A score below any reachable one, for lines that top out.
+const DEAD: f32 = -1.0e7;
+
+/// A player: an evaluator, search knobs and reusable buffers.
+#[derive(Debug, Clone)]
+pub struct Player {
+    pub eval: Eval,
+    pub params: SearchParams,
+    levels: Vec<Vec<Placement>>,
+    ranked: Vec<Vec<(f32, u32)>>,
+}
+
+impl Player {
+    pub fn new(eval: Eval, params: SearchParams) -> Self {
+        Player {
+            eval,
+            params,
+            levels: Vec::new(),
+            ranked: Vec::new(),
+        }
+    }
+
+    /// The best placement of `piece` on `field`, looking at up to
+    /// `params.preview` of the `next` pieces. `None` when the piece cannot
+    /// be placed (game over).
+    pub fn choose(
+        &mut self,
+        gen: &MoveGen,
+        field: &Field,
+        piece: Piece,
+        next: &[Piece],
+    ) -> Option<Decision> {
+        let depth = self.params.preview.min(next.len());
+        while self.levels.len() <= depth {
+            self.levels.push(Vec::new());
+            self.ranked.push(Vec::new());
+        }
+        let mut nodes = 0u64;
+        let mut list = std::mem::take(&mut self.levels[0]);
+        gen.placements_into(field, piece, &mut list);
+        let mut best: Option<(f32, i32, usize)> = None;
+        if depth == 0 {
+            for (i, pl) in list.iter().enumerate() {
+                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                nodes += 1;
+                self.consider(gen, &mut best, r + v, pl, i);
+            }
+        } else {
+            let mut ranked = std::mem::take(&mut self.ranked[0]);
+            ranked.clear();
+            for (i, pl) in list.iter().enumerate() {
+                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                nodes += 1;
+                ranked.push((r + v, i as u32));
+            }
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            ranked.truncate(self.params.beam.max(1));
+            // Searched in generation order so ties break as without preview.
+            ranked.sort_by_key(|e| e.1);
+            for &(shallow, i) in &ranked {
+                let pl = &list[i as usize];
+                let (r, _, after, _) = self.eval.play(gen, field, pl);
+                let deeper = self.best_line(gen, &after, &next[..depth], 1, &mut nodes);
+                let score = match deeper {
+                    Some(s) => r + s,
+                    None => DEAD + shallow,
+                };
+                self.consider(gen, &mut best, score, pl, i as usize);
+            }
+            self.ranked[0] = ranked;
+        }
+        let out = best.map(|(score, _, i)| {
+            let pl = list[i];
+            let (_, _, after, lines) = self.eval.play(gen, field, &pl);
+            Decision {
+                placement: pl,
+                field: after,
+                lines,
+                score,
+                nodes,
+            }
+        });
+        self.levels[0] = list;
+        out
+    }
+
+    /// Keeps `pl` when it beats the best so far (strictly, or equal with a
+    /// higher priority).
+    #[inline]
+    fn consider(
+        &self,
+        gen: &MoveGen,
+        best: &mut Option<(f32, i32, usize)>,
+        score: f32,
+        pl: &Placement,
+        i: usize,
+    ) {
+        let better = match *best {
+            None => true,
+            Some((s, p, _)) => score > s || (score == s && self.eval.priority(gen, pl) > p),
+        };
+        if better {
+            *best = Some((score, self.eval.priority(gen, pl), i));
+        }
+    }
+
+    /// The best `sum of rewards + last value` over placements of
+    /// `pieces[0]`, then the rest; `None` when `pieces[0]` cannot be placed.
+    fn best_line(
+        &mut self,
+        gen: &MoveGen,
+        field: &Field,
+        pieces: &[Piece],
+        level: usize,
+        nodes: &mut u64,
+    ) -> Option<f32> {
+        let mut list = std::mem::take(&mut self.levels[level]);
+        gen.placements_into(field, pieces[0], &mut list);
+        let mut best: Option<f32> = None;
+        if pieces.len() == 1 {
+            for pl in &list {
+                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                *nodes += 1;
+                let s = r + v;
+                if best.is_none_or(|b| s > b) {
+                    best = Some(s);
+                }
+            }
+        } else {
+            let mut ranked = std::mem::take(&mut self.ranked[level]);
+            ranked.clear();
+            for (i, pl) in list.iter().enumerate() {
+                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                *nodes += 1;
+                ranked.push((r + v, i as u32));
+            }
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            ranked.truncate(self.params.beam.max(1));
+            for &(shallow, i) in &ranked {
+                let pl = list[i as usize];
+                let (r, _, after, _) = self.eval.play(gen, field, &pl);
+                let s = match self.best_line(gen, &after, &pieces[1..], level + 1, nodes) {
+                    Some(s) => r + s,
+                    None => DEAD + shallow,
+                };
+                if best.is_none_or(|b| s > b) {
+                    best = Some(s);
+                }
+            }
+            self.ranked[level] = ranked;
+        }
+        self.levels[level] = list;
+        best
+    }
+}
