@@ -38,6 +38,23 @@ pub struct TetrisView {
 pub trait TetrisScreen {
     /// The current state, read when a new piece has appeared.
     fn view(&mut self) -> Result<TetrisView, BotError>;
+
+    /// The locked cells the loop expects once the keys just sent have taken
+    /// effect (a screen can use it to tell the new piece from the stack).
+    fn expect(&mut self, _field: &Field) {}
+
+    /// The falling piece's cells now, as `(column, row from the bottom)`, for
+    /// checking a piece before it is dropped; `None` when the screen cannot
+    /// tell (the simulator: its keys never get lost).
+    fn falling(&mut self) -> Result<Option<Vec<(usize, usize)>>, BotError> {
+        Ok(None)
+    }
+
+    /// When the picture the last view came from was taken (for the time from
+    /// a piece on screen to its keys sent); `None` for a simulator.
+    fn seen_at(&self) -> Option<Instant> {
+        None
+    }
 }
 
 /// Settings of the loop.
@@ -45,9 +62,16 @@ pub trait TetrisScreen {
 pub struct TetrisBotConfig {
     /// Stop after this many pieces.
     pub max_pieces: Option<u64>,
+    /// Stop once this many lines are cleared.
+    pub max_lines: Option<u64>,
+    /// Stop after this long.
+    pub max_time: Option<Duration>,
     pub keys: KeyMap,
     /// Pause before each key tap.
     pub key_gap: Duration,
+    /// Steer each piece by looking at it (turn, look, move, look, drop)
+    /// instead of sending the planned script blind: for live games.
+    pub closed_loop: bool,
     /// Plan only: send nothing, stop after the first piece.
     pub dry_run: bool,
 }
@@ -75,6 +99,10 @@ pub struct PieceReport {
     pub mismatch: bool,
     /// From the view to the keys being ready (read excluded), ms.
     pub think_ms: f64,
+    /// From the picture that showed the piece to its last key sent, ms
+    /// (live screens only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
     pub nodes: u64,
 }
 
@@ -92,6 +120,11 @@ pub struct TetrisSummary {
     pub final_board: String,
     pub mean_think_ms: f64,
     pub max_think_ms: f64,
+    /// Piece on screen to keys sent (live screens only), ms.
+    pub mean_latency_ms: f64,
+    pub max_latency_ms: f64,
+    /// Extra keys sent to put a piece right before dropping it (lost keys).
+    pub corrections: u64,
 }
 
 /// No cell geometry: a key plan has no pointer events.
@@ -127,6 +160,9 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
     let mut expected: Option<Field> = None;
     let mut last: Option<Field> = None;
     let mut think_total = 0.0;
+    let started = Instant::now();
+    let mut latency_total = 0.0;
+    let mut latency_n = 0u64;
     let timing = Timing {
         key_gap_ms: cfg.key_gap.as_millis() as u64,
         ..Timing::default()
@@ -149,7 +185,10 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
             }
         }
         sum.final_board = view.field.to_board().to_string();
-        if cfg.max_pieces.is_some_and(|m| sum.moves >= m) {
+        if cfg.max_pieces.is_some_and(|m| sum.moves >= m)
+            || cfg.max_lines.is_some_and(|m| sum.score >= m)
+            || cfg.max_time.is_some_and(|t| started.elapsed() >= t)
+        {
             break;
         }
         let Some(piece) = view.piece else {
@@ -168,13 +207,42 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
         let plan = act::plan_move(&mv, &NoGeometry, &timing);
         let think_ms = t0.elapsed().as_secs_f64() * 1e3;
         if !cfg.dry_run {
-            for step in &plan.steps {
+            // Everything but the final hard drop, then a look: keys can be
+            // lost and a game can turn pieces otherwise than the table, so the
+            // piece is put right before it is dropped.
+            let drop_last = plan
+                .steps
+                .last()
+                .is_some_and(|st| st.event == act::InputEvent::Tap(cfg.keys.hard_drop));
+            // A closed-loop screen is steered by looking only (its game may
+            // turn pieces differently from the table, or spawn them turned).
+            let n = if cfg.closed_loop {
+                0
+            } else {
+                plan.steps.len() - drop_last as usize
+            };
+            for step in &plan.steps[..n] {
                 if !step.delay.is_zero() {
                     std::thread::sleep(step.delay);
                 }
                 input.send(&step.event)?;
             }
+            if drop_last {
+                let want = d.placement.cells(&gen.shapes);
+                correct(screen, input, &cfg.keys, &want, &mut sum.corrections)?;
+                input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
+            }
         }
+        let latency_ms = match screen.seen_at() {
+            Some(t) if !cfg.dry_run => {
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                latency_total += ms;
+                latency_n += 1;
+                sum.max_latency_ms = sum.max_latency_ms.max(ms);
+                Some(ms)
+            }
+            _ => None,
+        };
         think_total += think_ms;
         sum.max_think_ms = sum.max_think_ms.max(think_ms);
         sum.moves += 1;
@@ -191,16 +259,66 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
             lines: d.lines,
             mismatch,
             think_ms,
+            latency_ms,
             nodes: d.nodes,
         });
         if cfg.dry_run {
             break;
         }
+        screen.expect(&d.field);
         last = Some(view.field);
         expected = Some(d.field);
     }
     if sum.moves > 0 {
         sum.mean_think_ms = think_total / sum.moves as f64;
     }
+    if latency_n > 0 {
+        sum.mean_latency_ms = latency_total / latency_n as f64;
+    }
     Ok(sum)
+}
+
+/// Puts the falling piece over its planned cells before the hard drop: until
+/// its shape and columns match `want` (column, row) it is turned or moved a
+/// step and looked at again; after a few tries it is dropped as it is (the
+/// next view then resynchronises).
+fn correct<S: TetrisScreen, I: InputSink>(
+    screen: &mut S,
+    input: &mut SafeInput<I>,
+    keys: &KeyMap,
+    want: &[(usize, usize)],
+    corrections: &mut u64,
+) -> Result<(), BotError> {
+    let shape = |cells: &[(usize, usize)]| {
+        let x0 = cells.iter().map(|c| c.0).min().unwrap_or(0);
+        let y0 = cells.iter().map(|c| c.1).min().unwrap_or(0);
+        let mut v: Vec<(usize, usize)> = cells.iter().map(|&(x, y)| (x - x0, y - y0)).collect();
+        v.sort_unstable();
+        (x0, v)
+    };
+    let (want_x, want_shape) = shape(want);
+    for _ in 0..10 {
+        let Some(now) = screen.falling()? else {
+            return Ok(());
+        };
+        let (x, s) = shape(&now);
+        let (key, times) = if s != want_shape {
+            (keys.rotate_cw.or(keys.rotate_ccw), 1)
+        } else if x < want_x {
+            (Some(keys.right), want_x - x)
+        } else if x > want_x {
+            (Some(keys.left), x - want_x)
+        } else {
+            return Ok(());
+        };
+        let Some(key) = key else {
+            return Ok(());
+        };
+        for _ in 0..times {
+            *corrections += 1;
+            input.send(&act::InputEvent::Tap(key))?;
+        }
+    }
+    tracing::warn!("could not put the piece over its planned cells: dropping it as it is");
+    Ok(())
 }

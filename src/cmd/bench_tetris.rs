@@ -14,8 +14,8 @@ use anyhow::Context;
 use clap::Args;
 use gridbot::bench::mean_median;
 use gridbot::games::tetris::{
-    self, game::game_seed, Eval, GameSetup, MoveGen, MoveRules, Player, Randomizer,
-    RotationSystem, SearchParams, Shapes,
+    self, game::game_seed, Eval, GameSetup, MoveGen, MoveRules, Player, Randomizer, RotationSystem,
+    SearchParams, Shapes,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -97,8 +97,7 @@ struct EvalSummary {
 /// Reads an evaluator: a preset name or a TOML file.
 pub fn load_eval(name: &str) -> anyhow::Result<Eval> {
     if name.ends_with(".toml") {
-        let text =
-            std::fs::read_to_string(name).with_context(|| format!("cannot read {name}"))?;
+        let text = std::fs::read_to_string(name).with_context(|| format!("cannot read {name}"))?;
         Ok(Eval::from_toml(&text).with_context(|| name.to_string())?)
     } else {
         Ok(Eval::preset(name)?)
@@ -108,8 +107,7 @@ pub fn load_eval(name: &str) -> anyhow::Result<Eval> {
 /// Reads a rotation system: a preset name or a TOML file.
 pub fn load_rotation(name: &str) -> anyhow::Result<RotationSystem> {
     if Path::new(name).extension().is_some_and(|e| e == "toml") {
-        let text =
-            std::fs::read_to_string(name).with_context(|| format!("cannot read {name}"))?;
+        let text = std::fs::read_to_string(name).with_context(|| format!("cannot read {name}"))?;
         Ok(RotationSystem::from_toml(&text).with_context(|| name.to_string())?)
     } else {
         Ok(RotationSystem::preset(name)?)
@@ -267,9 +265,13 @@ pub fn run(a: &TetrisBenchArgs, search: &SearchArgs, json: bool) -> anyhow::Resu
         None => None,
     };
     bar.finish_and_clear();
-    let ratio = base
-        .as_ref()
-        .map(|b| if b.mean_lines > 0.0 { s.mean_lines / b.mean_lines } else { 0.0 });
+    let ratio = base.as_ref().map(|b| {
+        if b.mean_lines > 0.0 {
+            s.mean_lines / b.mean_lines
+        } else {
+            0.0
+        }
+    });
     if json {
         let mut v = serde_json::to_value(&s)?;
         if let (Some(b), Some(r), Some(obj)) = (&base, ratio, v.as_object_mut()) {

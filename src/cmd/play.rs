@@ -29,7 +29,7 @@ pub struct PlayArgs {
     pub sim: bool,
     /// Calibration file for the window (see `gridbot calibrate`).
     #[arg(long)]
-    calibration: Option<PathBuf>,
+    pub calibration: Option<PathBuf>,
     /// Stop after N moves.
     #[arg(long)]
     pub moves: Option<usize>,
@@ -76,9 +76,20 @@ pub struct PlayArgs {
     /// Tetris: evaluator preset (dellacherie, el-tetris, bcts, tuned) or a TOML file.
     #[arg(long, default_value = "tuned")]
     pub eval: String,
-    /// Tetris: rotation system preset (srs) or a TOML file.
+    /// Tetris: rotation system preset (srs) or a TOML file, for planning. A
+    /// live game is steered by watching the piece after each key, so its own
+    /// rotations need not match.
     #[arg(long, default_value = "srs")]
     pub rotation: String,
+    /// Tetris: stop once this many lines are cleared.
+    #[arg(long)]
+    pub lines: Option<u64>,
+    /// Stop after this many seconds (tetris).
+    #[arg(long)]
+    pub max_seconds: Option<u64>,
+    /// Tetris: pause before each key tap (default: 0 in --sim, 4 ms live).
+    #[arg(long)]
+    pub key_gap_ms: Option<u64>,
 }
 
 impl PlayArgs {
@@ -105,6 +116,9 @@ impl PlayArgs {
             preview: 1,
             eval: "tuned".into(),
             rotation: "srs".into(),
+            lines: None,
+            max_seconds: None,
+            key_gap_ms: None,
         }
     }
 }

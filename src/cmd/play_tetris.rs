@@ -1,12 +1,15 @@
 //! `gridbot play --game tetris --sim`: the falling-family loop against the
 //! simulator (`--rows`/`--cols` size the field, `--seed` the pieces,
-//! `--moves` caps the pieces). The live Quadrapassel reader is still to come.
+//! `--moves` caps the pieces), and `--window TITLE` against a live game
+//! (Quadrapassel and the like, see `platform::live_tetris`).
 
 use std::time::Duration;
 
 use anyhow::bail;
 use gridbot::bot_tetris::{run_tetris, PieceReport, TetrisBotConfig};
-use gridbot::games::tetris::{KeyMap, MoveGen, MoveRules, Player, Randomizer, SearchParams, Shapes};
+use gridbot::games::tetris::{
+    KeyMap, MoveGen, MoveRules, Player, Randomizer, SearchParams, Shapes,
+};
 use gridbot::platform::sim_tetris::{SharedTetrisSim, TetrisSim};
 use gridbot::platform::{Rect, SafeInput};
 
@@ -35,8 +38,11 @@ fn print_piece(json: bool, r: &PieceReport) {
 }
 
 pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
+    if let Some(title) = &a.window {
+        return run_live(a, title);
+    }
     if !a.sim {
-        bail!("play --game tetris needs --sim for now (the Quadrapassel reader is not written yet)");
+        bail!("play --game tetris needs --window TITLE or --sim");
     }
     let (w, h) = (a.cols.unwrap_or(10), a.rows.unwrap_or(20));
     let keys = KeyMap::quadrapassel();
@@ -55,7 +61,15 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
         a.preview,
     )?);
     let mut screen = sim.clone();
-    let mut input = SafeInput::new(sim.clone(), Rect { x: 0, y: 0, w: 1, h: 1 });
+    let mut input = SafeInput::new(
+        sim.clone(),
+        Rect {
+            x: 0,
+            y: 0,
+            w: 1,
+            h: 1,
+        },
+    );
     let mut player = Player::new(
         load_eval(&a.eval)?,
         SearchParams {
@@ -65,8 +79,11 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
     );
     let cfg = TetrisBotConfig {
         max_pieces: a.moves.map(|m| m as u64),
+        max_lines: a.lines,
+        max_time: a.max_seconds.map(Duration::from_secs),
         keys,
-        key_gap: Duration::ZERO,
+        key_gap: Duration::from_millis(a.key_gap_ms.unwrap_or(0)),
+        closed_loop: false,
         dry_run: a.dry_run,
     };
     let json = a.json;
@@ -75,8 +92,16 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
     })?;
     let sim_lines = sim.lock().lines;
     if sim_lines != summary.score {
-        tracing::warn!("simulator counted {sim_lines} lines, the bot {}", summary.score);
+        tracing::warn!(
+            "simulator counted {sim_lines} lines, the bot {}",
+            summary.score
+        );
     }
+    print_summary(json, &summary);
+    Ok(0)
+}
+
+fn print_summary(json: bool, summary: &gridbot::bot_tetris::TetrisSummary) {
     if json {
         println!("{}", serde_json::json!({ "summary": summary }));
     } else {
@@ -89,6 +114,96 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
             if summary.game_over { ", game over" } else { "" },
             summary.mean_think_ms,
             summary.max_think_ms
+        );
+        if summary.mean_latency_ms > 0.0 {
+            println!(
+                "piece on screen to keys sent: mean {:.1} ms, max {:.1} ms",
+                summary.mean_latency_ms, summary.max_latency_ms
+            );
+        }
+    }
+}
+
+/// `play --game tetris --window TITLE`: a live game (Quadrapassel and the
+/// like): the well is found on the first frame, rotations are learned by
+/// watching, keys go through the safety layer.
+fn run_live(a: &PlayArgs, title: &str) -> anyhow::Result<i32> {
+    use gridbot::platform::live::{EnigoSink, LiveWindow};
+    use gridbot::platform::live_tetris::LiveTetris;
+    use gridbot::platform::record::RecordingSink;
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        bail!(
+            "no display to find {title:?} on: DISPLAY is not set (use --sim to play the simulator)"
+        );
+    }
+    let (w, h) = (a.cols.unwrap_or(10), a.rows.unwrap_or(20));
+    let win = LiveWindow::find(title)?;
+    let rect = win.rect();
+    let layout = match &a.calibration {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            Some(
+                toml::from_str(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: not a well layout: {e}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let mut screen = LiveTetris::new(win, layout, w as u32, h as u32)?;
+    let l = *screen.layout();
+    tracing::info!(
+        "well {}x{} at {},{} ({}x{} px), preview {:?}",
+        l.cols,
+        l.rows,
+        l.well.x,
+        l.well.y,
+        l.well.w,
+        l.well.h,
+        l.preview
+    );
+    let keys = KeyMap::quadrapassel();
+    let rs = load_rotation(&a.rotation)?;
+    let rules = MoveRules {
+        ccw: keys.rotate_ccw.is_some(),
+        slides: false,
+    };
+    let gen = MoveGen::new(Shapes::new(&rs, w)?, rules, w, h)?;
+    let mut player = Player::new(
+        load_eval(&a.eval)?,
+        SearchParams {
+            preview: a.preview,
+            ..SearchParams::default()
+        },
+    );
+    let cfg = TetrisBotConfig {
+        max_pieces: a.moves.map(|m| m as u64),
+        max_lines: a.lines,
+        max_time: a.max_seconds.map(Duration::from_secs),
+        keys,
+        key_gap: Duration::from_millis(a.key_gap_ms.unwrap_or(4)),
+        closed_loop: true,
+        dry_run: a.dry_run,
+    };
+    let json = a.json;
+    let summary = if a.dry_run {
+        let mut input = SafeInput::new(RecordingSink::new((rect.w, rect.h)), rect);
+        run_tetris(&gen, &mut player, &mut screen, &mut input, &cfg, &mut |r| {
+            print_piece(true, r)
+        })?
+    } else {
+        let mut input = SafeInput::new(EnigoSink::new()?, rect);
+        run_tetris(&gen, &mut player, &mut screen, &mut input, &cfg, &mut |r| {
+            print_piece(json, r)
+        })?
+    };
+    print_summary(json, &summary);
+    if !json {
+        println!(
+            "level {} (10 lines a level from 1); frames read {}, mean grab+read {:.2} ms",
+            summary.score / 10 + 1,
+            screen.frames_read,
+            screen.read_time.as_secs_f64() * 1e3 / screen.frames_read.max(1) as f64
         );
     }
     Ok(0)

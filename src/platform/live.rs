@@ -146,6 +146,10 @@ fn rgba_to_rgb(img: image::RgbaImage) -> Option<RgbImage> {
 }
 
 impl FrameSource for LiveWindow {
+    fn focused(&mut self) -> Option<bool> {
+        self.window.is_focused().ok()
+    }
+
     fn grab(&mut self) -> Result<Frame, PlatformError> {
         let rect = match window_rect(&self.window) {
             Ok(r) => r,
@@ -255,7 +259,12 @@ impl InputSink for EnigoSink {
                 .enigo
                 .key(enigo_key(k), Direction::Click)
                 .map_err(input_err),
-        }
+        }?;
+        // enigo queues X requests without flushing them: the last event of
+        // a burst would wait for the next one (a tap seen a move late). A
+        // query is a round trip, which sends everything queued before it.
+        let _ = self.enigo.location();
+        Ok(())
     }
 
     fn pointer(&mut self) -> Option<(i32, i32)> {

@@ -13,6 +13,7 @@
 pub mod clock;
 pub mod fixture;
 pub mod live;
+pub mod live_tetris;
 pub mod record;
 pub mod sim;
 pub mod sim_tetris;
@@ -70,6 +71,12 @@ pub enum PlatformError {
 /// Something that can take pictures of the game window.
 pub trait FrameSource {
     fn grab(&mut self) -> Result<Frame, PlatformError>;
+
+    /// Whether the window has the keyboard focus; `None` when unknown (keys
+    /// are then sent anyway).
+    fn focused(&mut self) -> Option<bool> {
+        None
+    }
 }
 
 /// Something that can send input events.

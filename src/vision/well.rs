@@ -314,34 +314,75 @@ fn frequent_colours(img: &RgbImage, k: usize) -> Vec<[u8; 3]> {
 /// Finds the well (and the preview box) on a screenshot with no calibration.
 ///
 /// The well is the largest uniformly coloured region whose bounding box is
-/// `cols:rows` (square cells, within 12%) and at least 60% filled by that
-/// colour (the stack and the falling piece cover the rest). The preview box is
+/// `cols` wide and up to `rows` tall in square cells (within 12%; shorter when
+/// the stack hides the bottom rows) and at least half filled by that colour
+/// (the stack and the falling piece cover the rest). Rows are counted down
+/// from its top. The preview box is
 /// the largest other region of the same colour between 2 and 8 cells a side.
 pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, VisionError> {
     let want = cols as f32 / rows as f32;
     let mut best: Option<(u32, [u8; 3], Region, Vec<Region>)> = None;
+    let mut why = String::from("no large uniform region");
     for colour in frequent_colours(img, 6) {
         let regs = regions(img, colour);
         for r in &regs {
             let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
             let fill = r.area as f32 / (bw * bh);
+            // The stack may hide the bottom of the well: the region may be
+            // shorter than a whole well, never taller.
             let ratio = (bw / bh) / want;
-            if fill < 0.6 || !(0.88..=1.12).contains(&ratio) || bw < cols as f32 * 6.0 {
+            if fill < 0.5 || !(0.88..=1.5).contains(&ratio) || bw < cols as f32 * 6.0 {
                 continue;
             }
-            if best.as_ref().is_none_or(|b| r.area > b.0) {
-                best = Some((r.area, colour, *r, regs.clone()));
+            if best.as_ref().is_some_and(|b| r.area <= b.0) {
+                continue;
             }
+            let mut well = trim(img, *r, colour);
+            // Square cells: the width gives the cell, the top (never covered
+            // while the game runs) anchors the rows.
+            let cell = (well.x1 - well.x0) as f32 / cols as f32;
+            let full_h = (cell * rows as f32).round() as u32;
+            if well.y0 + full_h > img.height() {
+                why = format!(
+                    "a {cols}-column region {} px wide is too short",
+                    well.x1 - well.x0
+                );
+                continue;
+            }
+            well.y1 = well.y0 + full_h;
+            // The top part of a well holds at most the falling piece: it must
+            // be nearly all background (a window background with the well as
+            // a hole in it is not).
+            let top = (well.y1 - well.y0) * 3 / 10;
+            let inside = (well.y0..well.y0 + top)
+                .step_by(2)
+                .flat_map(|y| (well.x0..well.x1).step_by(2).map(move |x| (x, y)))
+                .fold((0u32, 0u32), |(n, k), (x, y)| {
+                    (
+                        n + 1,
+                        k + !differs_by(img.get_pixel(x, y).0, colour, SAME) as u32,
+                    )
+                });
+            if (inside.1 as f32) < 0.85 * inside.0 as f32 {
+                why = format!(
+                    "the {}x{} region at {},{} is not background at the top",
+                    well.x1 - well.x0,
+                    well.y1 - well.y0,
+                    well.x0,
+                    well.y0
+                );
+                continue;
+            }
+            best = Some((r.area, colour, well, regs.clone()));
         }
     }
     let Some((_, background, well, regs)) = best else {
         return Err(VisionError::NoBoard(format!(
-            "no uniform {cols}x{rows} well on a {}x{} picture",
+            "no {cols}x{rows} well on a {}x{} picture ({why})",
             img.width(),
             img.height()
         )));
     };
-    let well = trim(img, well, background);
     let cell = (well.x1 - well.x0) as f32 / cols as f32;
     let preview = regs
         .iter()

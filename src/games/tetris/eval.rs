@@ -408,10 +408,7 @@ pub fn value_features(f: &Field, extended: bool) -> ValueFeatures {
     if extended {
         let n = w as usize;
         v.total_height = heights[..n].iter().sum();
-        v.bumpiness = heights[..n]
-            .windows(2)
-            .map(|p| p[0].abs_diff(p[1]))
-            .sum();
+        v.bumpiness = heights[..n].windows(2).map(|p| p[0].abs_diff(p[1])).sum();
     }
     v
 }
@@ -528,7 +525,11 @@ mod tests {
                 let mut f = Field::new(w, h).unwrap();
                 for (y, &b) in bits.iter().enumerate().take(pile.min(h)) {
                     // Sparser towards the top, like a real stack.
-                    let b = if y % 3 == 2 { b & bits[(y + 1) % 24] } else { b };
+                    let b = if y % 3 == 2 {
+                        b & bits[(y + 1) % 24]
+                    } else {
+                        b
+                    };
                     for x in 0..w {
                         f.set(x, y, b >> x & 1 == 1);
                     }
@@ -537,7 +538,12 @@ mod tests {
                 let basic = value_features(&f, false);
                 let n = naive_features(&f);
                 prop_assert_eq!(
-                    (basic.row_transitions, basic.col_transitions, basic.holes, basic.wells),
+                    (
+                        basic.row_transitions,
+                        basic.col_transitions,
+                        basic.holes,
+                        basic.wells
+                    ),
                     (n.row_transitions, n.col_transitions, n.holes, n.wells)
                 );
                 Ok(())
