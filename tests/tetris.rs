@@ -362,3 +362,31 @@ fn games_are_reproducible_and_evaluator_independent() {
     let r3 = play_game(&g, &mut b, &setup, 42).unwrap();
     assert!(r3.pieces > 0);
 }
+
+#[test]
+fn placements_from_a_fallen_piece() {
+    let g = gen(10, 8, false);
+    let f = Field::parse(&OVERHANG).unwrap();
+    for p in Piece::ALL {
+        let top = g.shapes.spawn_top(p, 8);
+        let bx = g.shapes.spawn_x[p.index()];
+        // From the spawn position: the same placements as from spawn.
+        let mut a = g.placements_from(&f, p, 0, bx, top);
+        let mut b = g.placements(&f, p);
+        a.sort_by_key(|pl| (pl.rotation, pl.column));
+        b.sort_by_key(|pl| (pl.rotation, pl.column));
+        assert_eq!(a, b, "{p}");
+    }
+    // A T that has fallen to box top row 2 at box column 6 (nose up in row
+    // 2, flat in row 1): nose up it cannot pass the shelf (rows 2..=3,
+    // columns 0..=4); turned nose down it slides under it to column 0.
+    let from = g.placements_from(&f, Piece::T, 0, 6, 2);
+    assert!(from.iter().all(|pl| pl.rotation != 0 || pl.column >= 4));
+    let pl = from
+        .iter()
+        .find(|pl| pl.rotation == 2 && pl.column == 0)
+        .unwrap();
+    assert_eq!(pl.row, 0);
+    assert_eq!(pl.script.len(), 9);
+    assert_eq!(&pl.script.keys()[..2], &[TetrisKey::RotateCw, TetrisKey::RotateCw]);
+}

@@ -26,6 +26,8 @@ pub struct Field {
     rows: [u16; ROWS],
     width: u8,
     height: u8,
+    /// Rows up to the highest filled cell (kept up to date by every change).
+    pile: u8,
 }
 
 impl std::fmt::Debug for Field {
@@ -51,6 +53,7 @@ impl Field {
             rows: [0; ROWS],
             width: width as u8,
             height: height as u8,
+            pile: 0,
         })
     }
 
@@ -73,6 +76,7 @@ impl Field {
                 }
             }
         }
+        f.pile = f.scan_pile() as u8;
         Ok(f)
     }
 
@@ -93,6 +97,7 @@ impl Field {
                 }
             }
         }
+        f.pile = f.scan_pile() as u8;
         Ok(f)
     }
 
@@ -148,12 +153,17 @@ impl Field {
             } else {
                 self.rows[y] &= !(1 << x);
             }
+            self.pile = self.scan_pile() as u8;
         }
     }
 
     /// Number of rows up to the highest filled cell (0 for an empty field).
     #[inline]
     pub fn pile_height(&self) -> usize {
+        self.pile as usize
+    }
+
+    fn scan_pile(&self) -> usize {
         let mut y = self.height();
         while y > 0 && self.rows[y - 1] == 0 {
             y -= 1;
@@ -227,9 +237,12 @@ impl Field {
                 cleared |= 1 << r;
             }
         }
+        self.pile = self.pile.max((y + st.h as usize) as u8);
         if cleared != 0 {
             self.clear_rows(y, cleared);
+            self.pile -= cleared.count_ones() as u8;
         }
+        debug_assert_eq!(self.pile as usize, self.scan_pile());
         cleared
     }
 
@@ -266,6 +279,7 @@ impl Field {
         for row in &mut self.rows[dst..h] {
             *row = 0;
         }
+        self.pile = self.scan_pile() as u8;
         n
     }
 

@@ -292,24 +292,36 @@ impl MoveGen {
     /// shortest script (without the final drop), in search order, one per
     /// distinct shape and column.
     fn top_search(&self, field: &Field, p: Piece) -> Vec<(u8, i32, Script)> {
+        let top = self.shapes.spawn_top(p, self.height);
+        self.search_at(field, p, 0, self.shapes.spawn_x[p.index()], top)
+    }
+
+    /// Like [`MoveGen::top_search`] from any start `(state, box column)` at
+    /// box top row `top`.
+    fn search_at(
+        &self,
+        field: &Field,
+        p: Piece,
+        s0: usize,
+        bx0: i32,
+        top: i32,
+    ) -> Vec<(u8, i32, Script)> {
         let states = self.shapes.of(p);
         let n = states.len();
-        let top = self.shapes.spawn_top(p, self.height);
         let fits = |s: usize, bx: i32| {
             let st = &states[s];
             field.fits(st, bx + st.left as i32, top - st.bottom as i32)
         };
         let mut out = Vec::new();
-        let bx0 = self.shapes.spawn_x[p.index()];
-        if !fits(0, bx0) {
+        if s0 >= n || bx0 < BX_MIN || bx0 - BX_MIN >= BX_SPAN as i32 || !fits(s0, bx0) {
             return out;
         }
         let mut seen = [[false; BX_SPAN]; 4];
         let mut shape_seen = [[false; MAX_WIDTH]; 4];
         let idx = |bx: i32| (bx - BX_MIN) as usize;
         let mut queue = std::collections::VecDeque::new();
-        seen[0][idx(bx0)] = true;
-        queue.push_back((0usize, bx0, Script::default()));
+        seen[s0][idx(bx0)] = true;
+        queue.push_back((s0, bx0, Script::default()));
         while let Some((s, bx, script)) = queue.pop_front() {
             let st = &states[s];
             let x = (bx + st.left as i32) as usize;
@@ -396,6 +408,42 @@ impl MoveGen {
         let mut v = Vec::new();
         self.placements_into(field, p, &mut v);
         v
+    }
+
+    /// Placements of a piece that is already on screen at `(state, box
+    /// column, box top row)` (e.g. after it fell some rows), reached by turns
+    /// and moves at that height and a hard drop; scripts start from there.
+    /// For resynchronising with a piece that is not at its spawn position.
+    pub fn placements_from(
+        &self,
+        field: &Field,
+        p: Piece,
+        state: usize,
+        bx: i32,
+        top: i32,
+    ) -> Vec<Placement> {
+        let states = self.shapes.of(p);
+        let mut out = Vec::new();
+        let mut found = self.search_at(field, p, state, bx, top);
+        found.sort_by_key(|&(s, bx, _)| (s, bx + states[s as usize].left as i32));
+        for (s, bx, mut script) in found {
+            let st = &states[s as usize];
+            let x = bx + st.left as i32;
+            let y = field.drop_from(st, x, top - st.bottom as i32);
+            if y + st.h as i32 > self.height as i32 {
+                continue;
+            }
+            script.push(TetrisKey::HardDrop);
+            out.push(Placement {
+                piece: p,
+                rotation: s,
+                x: bx as i8,
+                column: x as u8,
+                row: y as u8,
+                script,
+            });
+        }
+        out
     }
 
     /// Adds the resting positions reachable only with a drop followed by more

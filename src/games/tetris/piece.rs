@@ -337,6 +337,37 @@ impl Shapes {
     }
 }
 
+impl Shapes {
+    /// Which piece states draw exactly these cells (`(column, row from the
+    /// bottom)`, any order): every match as `(piece, state, box column, box
+    /// top row)`. A screen reader uses it to name the falling piece and its
+    /// rotation; a state's shape may match several states (SRS I, S, Z).
+    pub fn identify(&self, cells: &[(i32, i32)]) -> Vec<(Piece, u8, i32, i32)> {
+        let mut out = Vec::new();
+        if cells.len() != 4 {
+            return out;
+        }
+        let x0 = cells.iter().map(|c| c.0).min().unwrap_or(0);
+        let y0 = cells.iter().map(|c| c.1).min().unwrap_or(0);
+        let mut mask = [0u16; 4];
+        for &(x, y) in cells {
+            let (dx, dy) = (x - x0, y - y0);
+            if !(0..4).contains(&dx) || !(0..4).contains(&dy) {
+                return out;
+            }
+            mask[dy as usize] |= 1 << dx;
+        }
+        for p in Piece::ALL {
+            for (i, st) in self.of(p).iter().enumerate() {
+                if st.mask == mask {
+                    out.push((p, i as u8, x0 - st.left as i32, y0 + st.bottom as i32));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,6 +408,27 @@ mod tests {
         assert!(RotationSystem::from_toml(&bad)
             .and_then(|r| Shapes::new(&r, 10))
             .is_err());
+    }
+
+    #[test]
+    fn identify_names_piece_and_state() {
+        let sh = Shapes::new(&RotationSystem::srs(), 10).unwrap();
+        // T pointing down (state 2) with its flat row at row 5, columns 3..=5.
+        let cells = [(3, 5), (4, 5), (5, 5), (4, 4)];
+        let m = sh.identify(&cells);
+        assert_eq!(m.len(), 1);
+        let (p, s, bx, top) = m[0];
+        assert_eq!((p, s), (Piece::T, 2));
+        // Box rows: the flat row is box row 1, so the box top is row 6.
+        assert_eq!((bx, top), (3, 6));
+        // An upright I matches both upright SRS states.
+        let i: Vec<u8> = sh
+            .identify(&[(7, 0), (7, 1), (7, 2), (7, 3)])
+            .iter()
+            .map(|m| m.1)
+            .collect();
+        assert_eq!(i, vec![1, 3]);
+        assert!(sh.identify(&[(0, 0), (5, 0), (1, 0), (2, 0)]).is_empty());
     }
 
     #[test]
