@@ -388,5 +388,8 @@ fn placements_from_a_fallen_piece() {
         .unwrap();
     assert_eq!(pl.row, 0);
     assert_eq!(pl.script.len(), 9);
-    assert_eq!(&pl.script.keys()[..2], &[TetrisKey::RotateCw, TetrisKey::RotateCw]);
+    assert_eq!(
+        &pl.script.keys()[..2],
+        &[TetrisKey::RotateCw, TetrisKey::RotateCw]
+    );
 }
