@@ -259,12 +259,7 @@ impl InputSink for EnigoSink {
                 .enigo
                 .key(enigo_key(k), Direction::Click)
                 .map_err(input_err),
-        }?;
-        // enigo queues X requests without flushing them: the last event of
-        // a burst would wait for the next one (a tap seen a move late). A
-        // query is a round trip, which sends everything queued before it.
-        let _ = self.enigo.location();
-        Ok(())
+        }
     }
 
     fn pointer(&mut self) -> Option<(i32, i32)> {
