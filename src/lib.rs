@@ -11,5 +11,6 @@ pub mod bench;
 pub mod board;
 pub mod bot;
 pub mod games;
+pub mod packing;
 pub mod platform;
 pub mod vision;
