@@ -33,6 +33,8 @@ enum Command {
     Replay(cmd::vision::ReplayArgs),
     /// Run a solver over a file of boards and report scores and times.
     Bench(cmd::bench::BenchArgs),
+    /// Plan a Girls' Frontline heavy-ordnance circuit from a chip inventory.
+    Chips(cmd::chips::ChipsArgs),
 }
 
 fn main() {
@@ -53,6 +55,7 @@ fn main() {
         Some(Command::Calibrate(a)) => cmd::vision::calibrate(a),
         Some(Command::Replay(a)) => cmd::vision::replay(a),
         Some(Command::Bench(a)) => cmd::bench::run(a),
+        Some(Command::Chips(a)) => cmd::chips::run(a),
     };
     match result {
         Ok(code) => std::process::exit(code),

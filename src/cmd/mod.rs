@@ -1,6 +1,7 @@
 //! Subcommand front ends: argument structs and the glue that calls the library.
 
 pub mod bench;
+pub mod chips;
 pub mod play;
 pub mod solve;
 pub mod vision;

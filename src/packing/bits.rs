@@ -11,17 +11,30 @@
 //! Branching: de Bruijn's rule, always cover the lowest-numbered uncovered
 //! primary cell (N. G. de Bruijn, "Programmeren van de pentomino puzzle",
 //! Euclides 47, 1971/72; discussed in Knuth, "Dancing Links", 2000, as the
-//! fastest known pentomino method). Options are precompiled into one list per
-//! cell holding the options whose lowest primary cell it is, grouped by piece
-//! so a used-up piece is skipped in one step. Such an option can only conflict
-//! with covered cells, so a candidate test is `mask & filled == 0` plus the
-//! piece count and the tags. The caller chooses the bit order: numbering cells
-//! along the board's short side first keeps the frontier short (what makes
+//! fastest known pentomino method). Options are precompiled into lists per
+//! cell holding the options whose lowest primary cell it is; such an option can
+//! only conflict with covered cells, so a candidate test is
+//! `mask & filled == 0` plus the piece count and the tags. Each cell's list is
+//! further split by the 8 cells that follow it in bit order ([`WINDOW`]): the
+//! covered pattern of those cells, read with one shift, selects a list holding
+//! only the options that avoid it, so most failing candidates are never
+//! looked at. The caller chooses the bit order: numbering cells along the
+//! board's short side first keeps the frontier short (what makes
 //! first-empty-cell branching fast on rectangles).
 //!
-//! Pruning (optional, given cell adjacency): after a placement, an uncovered
-//! primary cell next to it with no uncovered neighbour cannot be covered by any
-//! piece larger than one cell, so the branch is cut.
+//! Root piece (optional): when a piece is known to appear in every solution
+//! (an exact tiling that uses every piece), the search may place it first,
+//! over all its options, and branch on cells below that: the most constrained
+//! piece (X among pentominoes) then splits the tree at the root.
+//!
+//! Pruning (optional, given cell adjacency): every piece is connected, so each
+//! connected region of uncovered cells must be tiled on its own, and its size
+//! must be a sum of piece sizes. After a placement, the regions next to it are
+//! flood-filled (bounded: a fill that grows past [`DEAD_REGION_LIMIT`] cells
+//! stops, it is the big open area) and a closed region of an impossible size
+//! (an isolated cell, 7 cells among pentominoes) cuts the branch. This is the
+//! "dead region" test of classic polyomino solvers, cheap because it only looks
+//! around the new piece.
 //!
 //! Invariants: options are validated when the problem is built; the search
 //! visits each solution once (one fixed order of choices per solution), with
@@ -37,12 +50,9 @@ pub struct BitOption {
     pub tags: u64,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Group {
-    piece: u32,
-    start: u32,
-    end: u32,
-}
+/// Cells after the branching cell whose covered pattern selects its list.
+pub const WINDOW: u32 = 8;
+const PATTERNS: usize = 1 << WINDOW;
 
 /// A compiled problem (immutable; searches keep their own state).
 #[derive(Debug, Clone)]
@@ -50,16 +60,25 @@ pub struct BitProblem {
     primary: u64,
     caps: Vec<u32>,
     options: Vec<BitOption>,
-    /// Per cell: its groups (a range of `groups`).
-    cell_groups: Vec<(u32, u32)>,
-    groups: Vec<Group>,
-    /// Flat, grouped: mask, tags and original index of each option.
+    /// Flat: mask, tags, piece and original index of each usable option.
     masks: Vec<u64>,
     tags: Vec<u64>,
+    pieces: Vec<u32>,
     ids: Vec<u32>,
-    /// Neighbour masks per cell, for isolated-cell pruning (empty = off).
+    /// `win_list[win_start[c * PATTERNS + p]..win_start[c * PATTERNS + p + 1]]`:
+    /// the options anchored at cell `c` that avoid window pattern `p`.
+    win_start: Vec<u32>,
+    win_list: Vec<u32>,
+    /// Options of the root piece (empty: branch on cells from the start).
+    root: Vec<u32>,
+    /// Neighbour masks per cell, for dead-region pruning (empty = off).
     adjacent: Vec<u64>,
+    /// Bit `n`: a region of `n` cells can be tiled, as far as sizes go.
+    sizes_ok: u128,
 }
+
+/// Largest region the dead-region test fills before giving up on it.
+pub const DEAD_REGION_LIMIT: u32 = 12;
 
 impl BitProblem {
     /// Builds a problem: `primary` cells must be covered once, `secondary`
@@ -102,67 +121,84 @@ impl BitProblem {
                 });
             }
         }
-        // Bucket by lowest primary cell, then by piece (stable: caller order).
-        let mut order: Vec<usize> = (0..options.len())
+        // Usable options (covering a primary cell), in caller order.
+        let usable: Vec<usize> = (0..options.len())
             .filter(|&i| options[i].cells & primary != 0)
             .collect();
-        order.sort_by_key(|&i| {
-            (
-                (options[i].cells & primary).trailing_zeros(),
-                options[i].piece,
-            )
-        });
-        let mut masks = Vec::with_capacity(order.len());
-        let mut tags = Vec::with_capacity(order.len());
-        let mut ids = Vec::with_capacity(order.len());
-        let mut groups: Vec<Group> = Vec::new();
-        let mut cell_groups = vec![(0u32, 0u32); 64];
-        let mut k = 0;
-        while k < order.len() {
-            let cell = (options[order[k]].cells & primary).trailing_zeros() as usize;
-            let g0 = groups.len() as u32;
-            while k < order.len()
-                && (options[order[k]].cells & primary).trailing_zeros() as usize == cell
-            {
-                let piece = options[order[k]].piece;
-                let start = masks.len() as u32;
-                while k < order.len()
-                    && (options[order[k]].cells & primary).trailing_zeros() as usize == cell
-                    && options[order[k]].piece == piece
-                {
-                    let o = &options[order[k]];
-                    masks.push(o.cells);
-                    tags.push(o.tags);
-                    ids.push(order[k] as u32);
-                    k += 1;
+        let masks: Vec<u64> = usable.iter().map(|&i| options[i].cells).collect();
+        let tags = usable.iter().map(|&i| options[i].tags).collect();
+        let pieces = usable.iter().map(|&i| options[i].piece as u32).collect();
+        let ids = usable.iter().map(|&i| i as u32).collect();
+        // Per anchor cell and window pattern, the compatible options.
+        let mut win_start = Vec::with_capacity(64 * PATTERNS + 1);
+        let mut win_list = Vec::new();
+        for cell in 0..64u32 {
+            let anchored: Vec<usize> = (0..masks.len())
+                .filter(|&k| (masks[k] & primary).trailing_zeros() == cell)
+                .collect();
+            for pattern in 0..PATTERNS as u64 {
+                win_start.push(win_list.len() as u32);
+                for &k in &anchored {
+                    if window(masks[k], cell) & pattern == 0 {
+                        win_list.push(k as u32);
+                    }
                 }
-                groups.push(Group {
-                    piece: piece as u32,
-                    start,
-                    end: masks.len() as u32,
-                });
             }
-            cell_groups[cell] = (g0, groups.len() as u32);
         }
+        win_start.push(win_list.len() as u32);
         Ok(BitProblem {
             primary,
             caps,
             options,
-            cell_groups,
-            groups,
             masks,
             tags,
+            pieces,
             ids,
+            win_start,
+            win_list,
+            root: Vec::new(),
             adjacent: Vec::new(),
+            sizes_ok: u128::MAX,
         })
     }
 
-    /// Turns on isolated-cell pruning: `adjacent[c]` is the mask of cells next
-    /// to cell `c`. Only sound when every option covers at least two cells.
+    /// Places piece `piece` first, over all its options. Sound only when every
+    /// solution uses that piece (e.g. the pieces' cells add up to the board's).
+    pub fn with_root_piece(mut self, piece: usize) -> BitProblem {
+        self.root = (0..self.masks.len() as u32)
+            .filter(|&k| self.pieces[k as usize] as usize == piece)
+            .collect();
+        self
+    }
+
+    /// Turns on dead-region pruning: `adjacent[c]` is the mask of cells next to
+    /// cell `c`, and every option's cells must be connected through it. Sound
+    /// only without secondary cells (a region must then be filled exactly);
+    /// left off when sizes cannot rule anything out (a one-cell piece).
     pub fn with_adjacency(mut self, adjacent: Vec<u64>) -> BitProblem {
-        let all_big = self.options.iter().all(|o| o.cells.count_ones() >= 2);
-        if all_big && adjacent.len() == 64 {
+        if adjacent.len() != 64 {
+            return self;
+        }
+        // Sizes reachable as sums of option sizes (unbounded: a relaxation).
+        let mut piece_sizes = 0u128;
+        for o in &self.options {
+            piece_sizes |= 1u128 << o.cells.count_ones();
+        }
+        let mut ok = 1u128;
+        for n in 1..=64u32 {
+            let mut bits = piece_sizes;
+            while bits != 0 {
+                let s = bits.trailing_zeros();
+                if s <= n && ok >> (n - s) & 1 == 1 {
+                    ok |= 1u128 << n;
+                }
+                bits &= bits - 1;
+            }
+        }
+        let limit_mask = (1u128 << (DEAD_REGION_LIMIT + 1)) - 1;
+        if ok & limit_mask != limit_mask {
             self.adjacent = adjacent;
+            self.sizes_ok = ok;
         }
         self
     }
@@ -201,61 +237,176 @@ impl Run<'_, '_, '_, '_> {
                 std::ops::ControlFlow::Break(()) => Err(Halt::Visitor),
             };
         }
-        let cell = open.trailing_zeros() as usize;
-        let (g0, g1) = self.p.cell_groups[cell];
-        for g in g0..g1 {
-            let grp = self.p.groups[g as usize];
-            if self.left[grp.piece as usize] == 0 {
-                continue;
-            }
-            for k in grp.start as usize..grp.end as usize {
-                let m = self.p.masks[k];
-                if m & filled != 0 || self.p.tags[k] & used_tags != 0 {
-                    continue;
-                }
-                self.nodes += 1;
-                if self.nodes > self.node_cap {
-                    return Err(Halt::Nodes);
-                }
-                if self.nodes % STOP_CHECK_EVERY == 0 && self.limits.stop.should_stop() {
-                    return Err(Halt::Stopped);
-                }
-                let now = filled | m;
-                if !self.p.adjacent.is_empty() && self.isolated(m, now) {
-                    continue;
-                }
-                self.left[grp.piece as usize] -= 1;
-                self.stack.push(self.p.ids[k] as usize);
-                let r = self.rec(now, used_tags | self.p.tags[k]);
-                self.stack.pop();
-                self.left[grp.piece as usize] += 1;
-                r?;
-            }
+        let cell = open.trailing_zeros();
+        let p = self.p;
+        let slot = cell as usize * PATTERNS + window(filled, cell) as usize;
+        let (a, b) = (p.win_start[slot] as usize, p.win_start[slot + 1] as usize);
+        for &k in &p.win_list[a..b] {
+            self.try_option(k as usize, filled, used_tags)?;
         }
         Ok(())
     }
 
-    /// True when an uncovered primary cell next to the new piece `m` has no
-    /// uncovered neighbour left.
+    /// Places option `k` (flat index) if it fits, and searches below it.
     #[inline]
-    fn isolated(&self, m: u64, filled: u64) -> bool {
-        let mut around = 0u64;
-        let mut bits = m;
-        while bits != 0 {
-            let c = bits.trailing_zeros() as usize;
-            around |= self.p.adjacent[c];
-            bits &= bits - 1;
+    fn try_option(&mut self, k: usize, filled: u64, used_tags: u64) -> Result<(), Halt> {
+        let p = self.p;
+        let m = p.masks[k];
+        let piece = p.pieces[k] as usize;
+        if m & filled != 0 || p.tags[k] & used_tags != 0 || self.left[piece] == 0 {
+            return Ok(());
         }
-        let mut check = around & self.p.primary & !filled;
-        while check != 0 {
-            let c = check.trailing_zeros() as usize;
-            if self.p.adjacent[c] & !filled == 0 {
-                return true;
+        self.nodes += 1;
+        if self.nodes > self.node_cap {
+            return Err(Halt::Nodes);
+        }
+        if self.nodes % STOP_CHECK_EVERY == 0 && self.limits.stop.should_stop() {
+            return Err(Halt::Stopped);
+        }
+        let now = filled | m;
+        if !p.adjacent.is_empty() && self.dead_region(m, now) {
+            return Ok(());
+        }
+        self.left[piece] -= 1;
+        self.stack.push(p.ids[k] as usize);
+        let r = self.rec(now, used_tags | p.tags[k]);
+        self.stack.pop();
+        self.left[piece] += 1;
+        r
+    }
+
+    /// True when a closed region of uncovered cells next to the new piece `m`
+    /// has a size no set of pieces adds up to.
+    #[inline]
+    fn dead_region(&self, m: u64, filled: u64) -> bool {
+        let empty = self.p.primary & !filled;
+        let mut seeds = self.around(m) & empty;
+        while seeds != 0 {
+            let mut comp = seeds & seeds.wrapping_neg();
+            let mut frontier = comp;
+            loop {
+                let grow = self.around(frontier) & empty & !comp;
+                if grow == 0 {
+                    if self.p.sizes_ok >> comp.count_ones() & 1 == 0 {
+                        return true;
+                    }
+                    break;
+                }
+                comp |= grow;
+                frontier = grow;
+                if comp.count_ones() > DEAD_REGION_LIMIT {
+                    break;
+                }
             }
-            check &= check - 1;
+            seeds &= !comp;
         }
         false
     }
+
+    /// Cells next to any cell of `m`.
+    #[inline]
+    fn around(&self, mut m: u64) -> u64 {
+        let mut out = 0u64;
+        while m != 0 {
+            out |= self.p.adjacent[m.trailing_zeros() as usize];
+            m &= m - 1;
+        }
+        out
+    }
+}
+
+impl BitProblem {
+    /// The first-level branches (flat option indices): the root piece's
+    /// options, else the options anchored at the first primary cell.
+    fn root_branches(&self) -> Vec<u32> {
+        if !self.root.is_empty() {
+            return self.root.clone();
+        }
+        if self.primary == 0 {
+            return Vec::new();
+        }
+        let slot = self.primary.trailing_zeros() as usize * PATTERNS;
+        let (a, b) = (
+            self.win_start[slot] as usize,
+            self.win_start[slot + 1] as usize,
+        );
+        self.win_list[a..b].to_vec()
+    }
+
+    /// Searches the first-level branches in parallel on up to `threads`
+    /// threads. Each branch gets its own state from `make`, and `visit` sees
+    /// that state with each solution. Returns the states in branch order (the
+    /// serial search order, so merging them in order gives the same result as
+    /// [`ExactCover::search`]) and the summed outcome. A node cap applies per
+    /// branch; a visitor's `Break` ends its own branch only.
+    pub fn par_search<S: Send>(
+        &self,
+        limits: &Limits,
+        threads: usize,
+        make: impl Fn() -> S + Sync,
+        visit: impl Fn(&mut S, &[usize]) -> std::ops::ControlFlow<()> + Sync,
+    ) -> (Vec<S>, Outcome) {
+        use rayon::prelude::*;
+        let branches = self.root_branches();
+        if branches.is_empty() {
+            let mut state = make();
+            let out = self.search(limits, &mut |sol| visit(&mut state, sol));
+            return (vec![state], out);
+        }
+        let one = |k: u32| {
+            let mut state = make();
+            let mut v = |sol: &[usize]| visit(&mut state, sol);
+            let mut run = Run {
+                p: self,
+                left: self.caps.clone(),
+                stack: Vec::with_capacity(64),
+                nodes: 0,
+                solutions: 0,
+                node_cap: limits.nodes.unwrap_or(u64::MAX),
+                limits,
+                visit: &mut v,
+            };
+            let r = run.try_option(k as usize, 0, 0);
+            let out = Outcome {
+                solutions: run.solutions,
+                nodes: run.nodes,
+                halt: r.err().unwrap_or(Halt::Complete),
+            };
+            (state, out)
+        };
+        let results: Vec<(S, Outcome)> = match rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+        {
+            Ok(pool) => pool.install(|| branches.par_iter().map(|&k| one(k)).collect()),
+            Err(_) => branches.iter().map(|&k| one(k)).collect(),
+        };
+        let mut total = Outcome {
+            solutions: 0,
+            nodes: 0,
+            halt: Halt::Complete,
+        };
+        let mut visitors = Vec::with_capacity(results.len());
+        for (v, o) in results {
+            total.solutions += o.solutions;
+            total.nodes += o.nodes;
+            // A limit outranks a visitor's stop, which outranks completion.
+            total.halt = match (total.halt, o.halt) {
+                (Halt::Stopped, _) | (_, Halt::Stopped) => Halt::Stopped,
+                (Halt::Nodes, _) | (_, Halt::Nodes) => Halt::Nodes,
+                (Halt::Visitor, _) | (_, Halt::Visitor) => Halt::Visitor,
+                _ => Halt::Complete,
+            };
+            visitors.push(v);
+        }
+        (visitors, total)
+    }
+}
+
+/// The [`WINDOW`] bits of `bits` that follow cell `cell`.
+#[inline]
+fn window(bits: u64, cell: u32) -> u64 {
+    bits.checked_shr(cell + 1).unwrap_or(0) & (PATTERNS as u64 - 1)
 }
 
 impl ExactCover for BitProblem {
@@ -270,7 +421,14 @@ impl ExactCover for BitProblem {
             limits,
             visit,
         };
-        let halt = match run.rec(0, 0) {
+        let result = if self.root.is_empty() {
+            run.rec(0, 0)
+        } else {
+            self.root
+                .iter()
+                .try_for_each(|&k| run.try_option(k as usize, 0, 0))
+        };
+        let halt = match result {
             Ok(()) => Halt::Complete,
             Err(h) => h,
         };

@@ -22,6 +22,9 @@
 
 pub mod bits;
 pub mod dlx;
+pub mod draw;
+pub mod gfl;
+pub mod plan;
 pub mod puzzles;
 pub mod shape;
 pub mod tiling;

@@ -49,6 +49,8 @@ pub struct Tiling {
     /// Cell of each bit / primary item, in bit order.
     order: Vec<Cell>,
     index: HashMap<Cell, usize>,
+    /// Dead-region pruning in the fast form.
+    pub prune: bool,
 }
 
 impl Tiling {
@@ -79,6 +81,7 @@ impl Tiling {
             options,
             order,
             index,
+            prune: true,
         }
     }
 
@@ -100,8 +103,8 @@ impl Tiling {
             .fold(0u64, |m, &b| m | (1u64 << b))
     }
 
-    /// The fast form (at most 64 cells). Isolated-cell pruning is on when no
-    /// piece is a single cell.
+    /// The fast form (at most 64 cells), with dead-region pruning (on unless a
+    /// one-cell piece makes every region size possible).
     pub fn bit_problem(&self) -> Result<BitProblem, PackingError> {
         let cells = self.order.len();
         if cells > 64 {
@@ -138,7 +141,31 @@ impl Tiling {
                 }
             }
         }
-        Ok(BitProblem::new(primary, 0, caps, options)?.with_adjacency(adjacent))
+        let mut problem = BitProblem::new(primary, 0, caps, options)?;
+        if let Some(root) = self.root_piece() {
+            problem = problem.with_root_piece(root);
+        }
+        if self.prune {
+            problem = problem.with_adjacency(adjacent);
+        }
+        Ok(problem)
+    }
+
+    /// A piece every solution must use once, with the fewest options: when the
+    /// pieces' cells add up to exactly the region's, every piece is used to
+    /// its count, so a count-1 piece can be placed first.
+    pub fn root_piece(&self) -> Option<usize> {
+        let area: u64 = self
+            .pieces
+            .iter()
+            .map(|p| p.count as u64 * p.shape.len() as u64)
+            .sum();
+        if area != self.order.len() as u64 {
+            return None;
+        }
+        (0..self.pieces.len())
+            .filter(|&i| self.pieces[i].count == 1)
+            .min_by_key(|&i| self.options.iter().filter(|o| o.piece == i).count())
     }
 
     /// The generic dancing-links form: cells primary, pieces counted, tags
@@ -146,12 +173,20 @@ impl Tiling {
     pub fn dlx_problem(&self) -> Problem {
         let mut p = Problem::new();
         let cells: Vec<usize> = self.order.iter().map(|_| p.primary()).collect();
+        // In an exact tiling (the pieces' cells add up to the region's) every
+        // piece is used to its count: a count-1 piece is then a primary item,
+        // which lets the MRV choice branch on pieces too.
+        let exact = self.root_piece().is_some();
         let pieces: Vec<usize> = self
             .pieces
             .iter()
             .map(|pc| {
-                // count.max(1) is never 0, so at_most cannot fail.
-                p.at_most(pc.count.max(1)).unwrap_or(0)
+                if exact && pc.count == 1 {
+                    p.primary()
+                } else {
+                    // count.max(1) is never 0, so at_most cannot fail.
+                    p.at_most(pc.count.max(1)).unwrap_or(0)
+                }
             })
             .collect();
         let tags: Vec<usize> = (0..self.tag_count()).map(|_| p.secondary()).collect();
