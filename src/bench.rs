@@ -138,3 +138,60 @@ pub fn summarise(results: &[BoardResult], below_threshold: i64) -> Summary {
         mean_nodes: mean_median(&nodes).0,
     }
 }
+
+/// Which exact-cover engine a packing bench runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// The u64 bitmask path (first empty cell).
+    Bits,
+    /// The generic dancing-links engine.
+    Dlx,
+}
+
+/// The result of counting one packing puzzle.
+#[derive(Debug, Clone, Serialize)]
+pub struct PuzzleResult {
+    pub puzzle: String,
+    /// Every solution (true) or one per symmetry class.
+    pub all: bool,
+    pub engine: Engine,
+    pub solutions: u64,
+    /// The published count, for comparison.
+    pub expected: u64,
+    pub ms: f64,
+    pub cpu_ms: f64,
+    pub nodes: u64,
+}
+
+/// Builds and counts one pentomino puzzle, timing both (wall and CPU).
+pub fn count_puzzle(
+    name: &str,
+    all: bool,
+    engine: Engine,
+) -> Result<PuzzleResult, crate::packing::PackingError> {
+    use crate::packing::{puzzles, ExactCover, Limits};
+    let expected = puzzles::PUZZLES
+        .iter()
+        .find(|p| p.0 == name)
+        .map_or(0, |p| if all { p.2 } else { p.1 });
+    let cpu0 = process_cpu_time();
+    let t0 = Instant::now();
+    let tiling = puzzles::puzzle(name, all)?;
+    let out = match engine {
+        Engine::Bits => tiling.bit_problem()?.count(&Limits::none()),
+        Engine::Dlx => tiling.dlx_problem().count(&Limits::none()),
+    };
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let cpu_ms = (process_cpu_time() - cpu0).as_secs_f64() * 1e3;
+    Ok(PuzzleResult {
+        puzzle: name.to_string(),
+        all,
+        engine,
+        solutions: out.solutions,
+        expected,
+        ms,
+        cpu_ms,
+        nodes: out.nodes,
+    })
+}

@@ -12,5 +12,6 @@ pub mod board;
 pub mod bot;
 pub mod bot_tetris;
 pub mod games;
+pub mod packing;
 pub mod platform;
 pub mod vision;

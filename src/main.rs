@@ -37,6 +37,8 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
     /// Tune a game's evaluation weights (tetris: cross-entropy method).
     Tune(cmd::tune::TuneArgs),
+    /// Plan a Girls' Frontline heavy-ordnance circuit from a chip inventory.
+    Chips(cmd::chips::ChipsArgs),
 }
 
 fn main() {
@@ -61,6 +63,7 @@ fn main() {
         Some(Command::Bench(a)) => cmd::bench::run(a),
         Some(Command::Grab(a)) => cmd::vision::grab(a),
         Some(Command::Tune(a)) => cmd::tune::run(a),
+        Some(Command::Chips(a)) => cmd::chips::run(a),
     };
     match result {
         Ok(code) => std::process::exit(code),

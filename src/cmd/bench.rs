@@ -1,5 +1,7 @@
-//! `gridbot bench GAME --boards FILE`: the solver over a file of boards;
-//! `gridbot bench tetris ...`: whole seeded games (see `bench_tetris`).
+//! `gridbot bench GAME ...`: a solver over a benchmark set. `popstar` and
+//! `samegame` read `--boards FILE`; `tetris` plays whole seeded games (see
+//! `bench_tetris`); `chips` counts the pentomino puzzles (`--puzzle NAME`,
+//! `--all`). Each game takes its own options and says which one is missing.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,17 +9,29 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use gridbot::bench::{solve_timed, summarise, BenchBudget, BoardResult};
+use gridbot::bench::{
+    count_puzzle, mean_median, solve_timed, summarise, BenchBudget, BoardResult, Engine,
+};
 use gridbot::board::Board;
 use gridbot::games;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Game: popstar, samegame or tetris.
+    /// Game: popstar, samegame, tetris, or chips (the pentomino exact-cover puzzles).
     game: String,
-    /// File with one board text a line (not for tetris).
+    /// popstar/samegame: file with one board text a line.
     #[arg(long)]
     boards: Option<PathBuf>,
+    /// chips: puzzle to count (repeat for several; default: all of them):
+    /// pentomino-6x10, pentomino-5x12, pentomino-4x15, pentomino-3x20, pentomino-8x8-hole.
+    #[arg(long)]
+    puzzle: Vec<String>,
+    /// chips: count every solution instead of one per symmetry class.
+    #[arg(long)]
+    all: bool,
+    /// chips: exact-cover engine, bits (u64 fast path) or dlx (dancing links).
+    #[arg(long, default_value = "bits")]
+    engine: String,
     #[command(flatten)]
     search: SearchArgs,
     /// Only the first N boards.
@@ -80,15 +94,18 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     if a.game == "tetris" {
         return super::bench_tetris::run(&a.tetris, &a.search, a.json);
     }
-    let Some(path) = &a.boards else {
+    if a.game == "chips" {
+        return run_chips(&a);
+    }
+    let Some(boards_file) = &a.boards else {
         anyhow::bail!("bench {} needs --boards FILE", a.game);
     };
     let game = match &a.portfolio {
         Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
         None => games::by_name(&a.game)?,
     };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(boards_file)
+        .with_context(|| format!("cannot read {}", boards_file.display()))?;
     let mut boards = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -96,7 +113,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         }
         let b: Board = line
             .parse()
-            .with_context(|| format!("{} line {}", path.display(), i + 1))?;
+            .with_context(|| format!("{} line {}", boards_file.display(), i + 1))?;
         boards.push((i, b));
     }
     if let Some(n) = a.limit {
@@ -152,4 +169,60 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         )?;
     }
     Ok(0)
+}
+
+/// `bench chips`: counts each puzzle's solutions, timed (build + search).
+fn run_chips(a: &BenchArgs) -> anyhow::Result<i32> {
+    let engine = match a.engine.as_str() {
+        "bits" => Engine::Bits,
+        "dlx" => Engine::Dlx,
+        e => anyhow::bail!("unknown --engine {e:?} (bits or dlx)"),
+    };
+    let names: Vec<String> = if a.puzzle.is_empty() {
+        gridbot::packing::puzzles::PUZZLES
+            .iter()
+            .map(|p| p.0.to_string())
+            .collect()
+    } else {
+        a.puzzle.clone()
+    };
+    let mut out = std::io::stdout().lock();
+    let mut results = Vec::new();
+    for name in &names {
+        let r = count_puzzle(name, a.all, engine)?;
+        if a.json {
+            writeln!(out, "{}", serde_json::to_string(&r)?)?;
+        } else {
+            writeln!(
+                out,
+                "{}{}: {} solutions (published {}), {:.1} ms wall, {:.1} ms cpu, {} nodes",
+                r.puzzle,
+                if r.all { " (all)" } else { "" },
+                r.solutions,
+                r.expected,
+                r.ms,
+                r.cpu_ms,
+                r.nodes
+            )?;
+        }
+        results.push(r);
+    }
+    let ms: Vec<f64> = results.iter().map(|r| r.ms).collect();
+    let cpu: Vec<f64> = results.iter().map(|r| r.cpu_ms).collect();
+    let (mean_ms, median_ms) = mean_median(&ms);
+    let (mean_cpu_ms, median_cpu_ms) = mean_median(&cpu);
+    let all_match = results.iter().all(|r| r.solutions == r.expected);
+    if a.json {
+        let s = serde_json::json!({ "summary": {
+            "puzzles": results.len(),
+            "solutions": results.iter().map(|r| r.solutions).sum::<u64>(),
+            "all_match": all_match,
+            "mean_ms": mean_ms,
+            "median_ms": median_ms,
+            "mean_cpu_ms": mean_cpu_ms,
+            "median_cpu_ms": median_cpu_ms,
+        }});
+        writeln!(out, "{s}")?;
+    }
+    Ok(if all_match { 0 } else { 1 })
 }

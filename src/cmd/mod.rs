@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_tetris;
+pub mod chips;
 pub mod play;
 pub mod play_tetris;
 pub mod solve;
