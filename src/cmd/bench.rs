@@ -12,7 +12,7 @@ use gridbot::games;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Game: popstar or samegame.
+    /// Game: popstar, samegame, or match3 / gweled (the exact swap planner).
     game: String,
     /// File with one board text a line.
     #[arg(long)]
@@ -31,6 +31,12 @@ pub struct BenchArgs {
     /// One JSON object a line, then a summary line.
     #[arg(long)]
     json: bool,
+    /// Match-3: swaps to plan (X, default 3); the search is exact, without a time budget.
+    #[arg(long)]
+    swaps: Option<usize>,
+    /// Match-3: scoring preset (cells, gweled[:M], cascade[:P]).
+    #[arg(long)]
+    scoring: Option<String>,
 }
 
 /// How much a search may spend: shared by `solve` and `bench`.
@@ -72,6 +78,9 @@ pub fn default_threads(t: Option<usize>) -> usize {
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
+    if let Some(g) = super::bench_match3::game(&a.game, a.swaps, a.scoring.as_deref())? {
+        return super::bench_match3::run(&g, &a.boards, a.limit, a.json);
+    }
     let game = match &a.portfolio {
         Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
         None => games::by_name(&a.game)?,

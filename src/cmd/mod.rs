@@ -1,7 +1,9 @@
 //! Subcommand front ends: argument structs and the glue that calls the library.
 
 pub mod bench;
+pub mod bench_match3;
 pub mod play;
+pub mod play_match3;
 pub mod solve;
 pub mod vision;
 

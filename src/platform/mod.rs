@@ -15,6 +15,7 @@ pub mod fixture;
 pub mod live;
 pub mod record;
 pub mod sim;
+pub mod sim_match3;
 
 use image::RgbImage;
 
