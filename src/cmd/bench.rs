@@ -17,7 +17,8 @@ use gridbot::games;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Game: popstar, samegame, tetris, or chips (the pentomino exact-cover puzzles).
+    /// Game: popstar, samegame, tetris, chips (the pentomino exact-cover puzzles),
+    /// or match3 / gweled (the exact swap planner).
     game: String,
     /// popstar/samegame: file with one board text a line.
     #[arg(long)]
@@ -48,6 +49,12 @@ pub struct BenchArgs {
     json: bool,
     #[command(flatten)]
     tetris: super::bench_tetris::TetrisBenchArgs,
+    /// Match-3: swaps to plan (X, default 3); the search is exact, without a time budget.
+    #[arg(long)]
+    swaps: Option<usize>,
+    /// Match-3: scoring preset (cells, gweled[:M], cascade[:P]).
+    #[arg(long)]
+    scoring: Option<String>,
 }
 
 /// How much a search may spend: shared by `solve` and `bench`.
@@ -97,9 +104,13 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     if a.game == "chips" {
         return run_chips(&a);
     }
+    let match3 = super::bench_match3::game(&a.game, a.swaps, a.scoring.as_deref())?;
     let Some(boards_file) = &a.boards else {
         anyhow::bail!("bench {} needs --boards FILE", a.game);
     };
+    if let Some(g) = match3 {
+        return super::bench_match3::run(&g, boards_file, a.limit, a.json);
+    }
     let game = match &a.portfolio {
         Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
         None => games::by_name(&a.game)?,

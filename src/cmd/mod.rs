@@ -1,9 +1,11 @@
 //! Subcommand front ends: argument structs and the glue that calls the library.
 
 pub mod bench;
+pub mod bench_match3;
 pub mod bench_tetris;
 pub mod chips;
 pub mod play;
+pub mod play_match3;
 pub mod play_tetris;
 pub mod solve;
 pub mod tune;

@@ -90,6 +90,16 @@ pub struct PlayArgs {
     /// Tetris: pause before each key tap (default: 0 in --sim, 4 ms live).
     #[arg(long)]
     pub key_gap_ms: Option<u64>,
+    /// Match-3: how to pick a swap: expected (sampled refills, next move
+    /// counted), expected-fast, or greedy (biggest immediate match).
+    #[arg(long, default_value = "expected")]
+    policy: String,
+    /// Match-3: scoring preset (cells, gweled[:M], cascade[:P]); default by game.
+    #[arg(long)]
+    scoring: Option<String>,
+    /// Match-3 simulator: games to play (seeds --seed, --seed + 1, ...).
+    #[arg(long, default_value_t = 1)]
+    games: usize,
 }
 
 impl PlayArgs {
@@ -119,6 +129,9 @@ impl PlayArgs {
             lines: None,
             max_seconds: None,
             key_gap_ms: None,
+            policy: "expected".into(),
+            scoring: None,
+            games: 1,
         }
     }
 }
@@ -215,12 +228,36 @@ fn draw_plan<F: FrameSource>(
     Ok(())
 }
 
+/// Match-3 games take their own loop (see `play_match3`).
+fn run_match3(a: &PlayArgs, game: &games::match3::Match3) -> anyhow::Result<i32> {
+    if !a.sim {
+        bail!(
+            "--game {} plays only --sim for now (Gweled screen reading is issue 6 item 4)",
+            a.game
+        );
+    }
+    super::play_match3::run(&super::play_match3::SimArgs {
+        scoring: game.scoring,
+        policy: games::match3::Policy::preset(&a.policy)?,
+        rows: a.rows.unwrap_or(8),
+        cols: a.cols.unwrap_or(8),
+        colours: a.colours.unwrap_or(7),
+        seed: a.seed,
+        games: a.games,
+        moves: a.moves.unwrap_or(50),
+        json: a.json,
+    })
+}
+
 pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
     if a.game == "tetris" {
         if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
             tracing::warn!("cannot catch Ctrl-C: {e}");
         }
         return super::play_tetris::run(&a);
+    }
+    if let Some(g) = super::bench_match3::game(&a.game, None, a.scoring.as_deref())? {
+        return run_match3(&a, &g);
     }
     let game = games::by_name(&a.game)?;
     // Ctrl-C: the loop stops at its next check and releases held buttons.

@@ -8,7 +8,7 @@ use gridbot::games;
 
 #[derive(Args)]
 pub struct SolveArgs {
-    /// Game: popstar or samegame (Swell Foop).
+    /// Game: popstar, samegame (Swell Foop), match3 or gweled.
     #[arg(long)]
     game: String,
     /// The board as text: rows top to bottom joined by '/', digits are colours, '.' empty.
@@ -19,12 +19,24 @@ pub struct SolveArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Match-3: swaps to plan (X, default 3); the search is exact, without a time budget.
+    #[arg(long)]
+    swaps: Option<usize>,
+    /// Match-3: scoring preset (cells, gweled[:M], cascade[:P]).
+    #[arg(long)]
+    scoring: Option<String>,
 }
 
 pub fn run(a: SolveArgs) -> anyhow::Result<i32> {
-    let game = games::by_name(&a.game)?;
+    let m3 = super::bench_match3::game(&a.game, a.swaps, a.scoring.as_deref())?;
+    let (game, budget) = match m3 {
+        Some(g) => (
+            Box::new(g) as Box<dyn games::Game>,
+            super::bench_match3::exact_budget(),
+        ),
+        None => (games::by_name(&a.game)?, a.search.budget()),
+    };
     let board: Board = a.board.parse().context("bad --board")?;
-    let budget = a.search.budget();
     let (sol, ms, cpu_ms) = solve_timed(game.as_ref(), &board, &budget)?;
     if a.json {
         let moves: Vec<_> = sol.moves.iter().collect();

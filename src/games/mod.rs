@@ -6,6 +6,7 @@
 //! results exactly reproducible.
 
 pub mod collapse;
+pub mod match3;
 pub mod tetris;
 
 use serde::Serialize;
@@ -85,7 +86,7 @@ pub struct Solution {
 /// Errors of the rules and solvers.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum GameError {
-    #[error("unknown game {0:?} (known: popstar, samegame)")]
+    #[error("unknown game {0:?} (known: popstar, samegame, match3, gweled)")]
     UnknownGame(String),
     #[error("board has {0} unread cells; refusing to act on it")]
     Unread(usize),
@@ -132,6 +133,10 @@ pub fn by_name(name: &str) -> Result<Box<dyn Game>, GameError> {
         "samegame" | "swell-foop" => Ok(Box::new(collapse::Collapse::new(
             collapse::Scoring::SameGame,
         ))),
+        "match3" => Ok(Box::new(match3::Match3::new())),
+        "gweled" => Ok(Box::new(
+            match3::Match3::new().with_scoring(match3::Scoring::gweled(1)),
+        )),
         _ => Err(GameError::UnknownGame(name.to_string())),
     }
 }

@@ -16,6 +16,7 @@ pub mod live;
 pub mod live_tetris;
 pub mod record;
 pub mod sim;
+pub mod sim_match3;
 pub mod sim_tetris;
 
 use image::RgbImage;
