@@ -156,6 +156,7 @@ pub struct PuzzleResult {
     /// Every solution (true) or one per symmetry class.
     pub all: bool,
     pub engine: Engine,
+    pub threads: usize,
     pub solutions: u64,
     /// The published count, for comparison.
     pub expected: u64,
@@ -164,11 +165,13 @@ pub struct PuzzleResult {
     pub nodes: u64,
 }
 
-/// Builds and counts one pentomino puzzle, timing both (wall and CPU).
+/// Builds and counts one pentomino puzzle, timing both (wall and CPU). The
+/// bitmask engine splits the root branches over `threads` threads.
 pub fn count_puzzle(
     name: &str,
     all: bool,
     engine: Engine,
+    threads: usize,
 ) -> Result<PuzzleResult, crate::packing::PackingError> {
     use crate::packing::{puzzles, ExactCover, Limits};
     let expected = puzzles::PUZZLES
@@ -179,6 +182,13 @@ pub fn count_puzzle(
     let t0 = Instant::now();
     let tiling = puzzles::puzzle(name, all)?;
     let out = match engine {
+        Engine::Bits if threads > 1 => {
+            let visit = |_: &mut (), _: &[usize]| std::ops::ControlFlow::Continue(());
+            tiling
+                .bit_problem()?
+                .par_search(&Limits::none(), threads, || (), visit)
+                .1
+        }
         Engine::Bits => tiling.bit_problem()?.count(&Limits::none()),
         Engine::Dlx => tiling.dlx_problem().count(&Limits::none()),
     };
@@ -188,6 +198,7 @@ pub fn count_puzzle(
         puzzle: name.to_string(),
         all,
         engine,
+        threads: if engine == Engine::Bits { threads } else { 1 },
         solutions: out.solutions,
         expected,
         ms,

@@ -265,8 +265,8 @@ fn planner_respects_the_inventory() {
         }
         let mut sums = [0u32; 4];
         for pc in &f.chips {
-            for k in 0..4 {
-                sums[k] += chips[pc.chip].stats[k];
+            for (v, add) in sums.iter_mut().zip(chips[pc.chip].stats) {
+                *v += add;
             }
         }
         assert_eq!(sums, f.stats);

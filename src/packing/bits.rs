@@ -260,7 +260,7 @@ impl Run<'_, '_, '_, '_> {
         if self.nodes > self.node_cap {
             return Err(Halt::Nodes);
         }
-        if self.nodes % STOP_CHECK_EVERY == 0 && self.limits.stop.should_stop() {
+        if self.nodes.is_multiple_of(STOP_CHECK_EVERY) && self.limits.stop.should_stop() {
             return Err(Halt::Stopped);
         }
         let now = filled | m;
