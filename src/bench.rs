@@ -182,14 +182,29 @@ pub fn count_puzzle(
     let t0 = Instant::now();
     let tiling = puzzles::puzzle(name, all)?;
     let out = match engine {
-        Engine::Bits if threads > 1 => {
-            let visit = |_: &mut (), _: &[usize]| std::ops::ControlFlow::Continue(());
-            tiling
-                .bit_problem()?
-                .par_search(&Limits::none(), threads, || (), visit)
-                .1
+        Engine::Bits => {
+            // The root piece's placements split between a normal and a
+            // mirrored scan (see Tiling::split_bit_problems); counts add up.
+            let mut total = crate::packing::Outcome {
+                solutions: 0,
+                nodes: 0,
+                halt: crate::packing::Halt::Complete,
+            };
+            for p in tiling.split_bit_problems()? {
+                let o = if threads > 1 {
+                    let visit = |_: &mut (), _: &[usize]| std::ops::ControlFlow::Continue(());
+                    p.par_search(&Limits::none(), threads, || (), visit).1
+                } else {
+                    p.count(&Limits::none())
+                };
+                total.solutions += o.solutions;
+                total.nodes += o.nodes;
+                if o.halt != crate::packing::Halt::Complete {
+                    total.halt = o.halt;
+                }
+            }
+            total
         }
-        Engine::Bits => tiling.bit_problem()?.count(&Limits::none()),
         Engine::Dlx => tiling.dlx_problem().count(&Limits::none()),
     };
     let ms = t0.elapsed().as_secs_f64() * 1e3;
