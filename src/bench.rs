@@ -156,6 +156,7 @@ pub struct PuzzleResult {
     /// Every solution (true) or one per symmetry class.
     pub all: bool,
     pub engine: Engine,
+    pub threads: usize,
     pub solutions: u64,
     /// The published count, for comparison.
     pub expected: u64,
@@ -164,11 +165,13 @@ pub struct PuzzleResult {
     pub nodes: u64,
 }
 
-/// Builds and counts one pentomino puzzle, timing both (wall and CPU).
+/// Builds and counts one pentomino puzzle, timing both (wall and CPU). The
+/// bitmask engine splits the root branches over `threads` threads.
 pub fn count_puzzle(
     name: &str,
     all: bool,
     engine: Engine,
+    threads: usize,
 ) -> Result<PuzzleResult, crate::packing::PackingError> {
     use crate::packing::{puzzles, ExactCover, Limits};
     let expected = puzzles::PUZZLES
@@ -179,7 +182,29 @@ pub fn count_puzzle(
     let t0 = Instant::now();
     let tiling = puzzles::puzzle(name, all)?;
     let out = match engine {
-        Engine::Bits => tiling.bit_problem()?.count(&Limits::none()),
+        Engine::Bits => {
+            // The root piece's placements split between a normal and a
+            // mirrored scan (see Tiling::split_bit_problems); counts add up.
+            let mut total = crate::packing::Outcome {
+                solutions: 0,
+                nodes: 0,
+                halt: crate::packing::Halt::Complete,
+            };
+            for p in tiling.split_bit_problems()? {
+                let o = if threads > 1 {
+                    let visit = |_: &mut (), _: &[usize]| std::ops::ControlFlow::Continue(());
+                    p.par_search(&Limits::none(), threads, || (), visit).1
+                } else {
+                    p.count(&Limits::none())
+                };
+                total.solutions += o.solutions;
+                total.nodes += o.nodes;
+                if o.halt != crate::packing::Halt::Complete {
+                    total.halt = o.halt;
+                }
+            }
+            total
+        }
         Engine::Dlx => tiling.dlx_problem().count(&Limits::none()),
     };
     let ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -188,6 +213,7 @@ pub fn count_puzzle(
         puzzle: name.to_string(),
         all,
         engine,
+        threads: if engine == Engine::Bits { threads } else { 1 },
         solutions: out.solutions,
         expected,
         ms,

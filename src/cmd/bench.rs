@@ -200,20 +200,21 @@ fn run_chips(a: &BenchArgs) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     let mut results = Vec::new();
     for name in &names {
-        let r = count_puzzle(name, a.all, engine)?;
+        let r = count_puzzle(name, a.all, engine, default_threads(a.search.threads))?;
         if a.json {
             writeln!(out, "{}", serde_json::to_string(&r)?)?;
         } else {
             writeln!(
                 out,
-                "{}{}: {} solutions (published {}), {:.1} ms wall, {:.1} ms cpu, {} nodes",
+                "{}{}: {} solutions (published {}), {:.1} ms wall, {:.1} ms cpu, {} nodes, {} thread(s)",
                 r.puzzle,
                 if r.all { " (all)" } else { "" },
                 r.solutions,
                 r.expected,
                 r.ms,
                 r.cpu_ms,
-                r.nodes
+                r.nodes,
+                r.threads
             )?;
         }
         results.push(r);

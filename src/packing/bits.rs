@@ -69,8 +69,9 @@ pub struct BitProblem {
     /// the options anchored at cell `c` that avoid window pattern `p`.
     win_start: Vec<u32>,
     win_list: Vec<u32>,
-    /// Options of the root piece (empty: branch on cells from the start).
-    root: Vec<u32>,
+    /// Options of the root piece (`None`: branch on cells from the start;
+    /// `Some` of none: no solution).
+    root: Option<Vec<u32>>,
     /// Neighbour masks per cell, for dead-region pruning (empty = off).
     adjacent: Vec<u64>,
     /// Bit `n`: a region of `n` cells can be tiled, as far as sizes go.
@@ -156,18 +157,24 @@ impl BitProblem {
             ids,
             win_start,
             win_list,
-            root: Vec::new(),
+            root: None,
             adjacent: Vec::new(),
             sizes_ok: u128::MAX,
         })
     }
 
-    /// Places piece `piece` first, over all its options. Sound only when every
-    /// solution uses that piece (e.g. the pieces' cells add up to the board's).
-    pub fn with_root_piece(mut self, piece: usize) -> BitProblem {
-        self.root = (0..self.masks.len() as u32)
-            .filter(|&k| self.pieces[k as usize] as usize == piece)
-            .collect();
+    /// Places piece `piece` first, over its options for which `keep` (by the
+    /// caller's option index) holds. Sound only when every solution uses that
+    /// piece (e.g. the pieces' cells add up to the board's); the solutions are
+    /// then those with one of the kept placements.
+    pub fn with_root_piece(mut self, piece: usize, keep: &dyn Fn(usize) -> bool) -> BitProblem {
+        self.root = Some(
+            (0..self.masks.len() as u32)
+                .filter(|&k| {
+                    self.pieces[k as usize] as usize == piece && keep(self.ids[k as usize] as usize)
+                })
+                .collect(),
+        );
         self
     }
 
@@ -260,7 +267,7 @@ impl Run<'_, '_, '_, '_> {
         if self.nodes > self.node_cap {
             return Err(Halt::Nodes);
         }
-        if self.nodes % STOP_CHECK_EVERY == 0 && self.limits.stop.should_stop() {
+        if self.nodes.is_multiple_of(STOP_CHECK_EVERY) && self.limits.stop.should_stop() {
             return Err(Halt::Stopped);
         }
         let now = filled | m;
@@ -319,8 +326,8 @@ impl BitProblem {
     /// The first-level branches (flat option indices): the root piece's
     /// options, else the options anchored at the first primary cell.
     fn root_branches(&self) -> Vec<u32> {
-        if !self.root.is_empty() {
-            return self.root.clone();
+        if let Some(root) = &self.root {
+            return root.clone();
         }
         if self.primary == 0 {
             return Vec::new();
@@ -348,7 +355,7 @@ impl BitProblem {
     ) -> (Vec<S>, Outcome) {
         use rayon::prelude::*;
         let branches = self.root_branches();
-        if branches.is_empty() {
+        if branches.is_empty() && self.root.is_none() {
             let mut state = make();
             let out = self.search(limits, &mut |sol| visit(&mut state, sol));
             return (vec![state], out);
@@ -421,12 +428,11 @@ impl ExactCover for BitProblem {
             limits,
             visit,
         };
-        let result = if self.root.is_empty() {
-            run.rec(0, 0)
-        } else {
-            self.root
+        let result = match &self.root {
+            None => run.rec(0, 0),
+            Some(root) => root
                 .iter()
-                .try_for_each(|&k| run.try_option(k as usize, 0, 0))
+                .try_for_each(|&k| run.try_option(k as usize, 0, 0)),
         };
         let halt = match result {
             Ok(()) => Halt::Complete,

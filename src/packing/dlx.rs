@@ -332,7 +332,7 @@ impl Run<'_, '_, '_> {
                 result = Err(Halt::Nodes);
                 break;
             }
-            if self.nodes % STOP_CHECK_EVERY == 0 && self.limits.stop.should_stop() {
+            if self.nodes.is_multiple_of(STOP_CHECK_EVERY) && self.limits.stop.should_stop() {
                 result = Err(Halt::Stopped);
                 break;
             }

@@ -280,8 +280,8 @@ impl Assign<'_> {
             let c = cands[i];
             let chip = &self.chips[c];
             let mut s = sums;
-            for k in 0..4 {
-                s[k] += chip.stats[k];
+            for (v, add) in s.iter_mut().zip(chip.stats) {
+                *v += add;
             }
             let r = res
                 + if chip.colour == self.colour {
@@ -531,8 +531,8 @@ pub fn plan(
             let Some(c) = by_shape[opt.piece].pop() else {
                 continue;
             };
-            for k in 0..4 {
-                stats[k] += chips[c].stats[k];
+            for (v, add) in stats.iter_mut().zip(chips[c].stats) {
+                *v += add;
             }
             let orientations = shapes[opt.piece].shape.orientations(false);
             let turns = orientations

@@ -96,16 +96,48 @@ impl Tiling {
         64 - all.leading_zeros() as usize
     }
 
-    fn cell_mask(&self, cells: &[Cell]) -> u64 {
-        cells
-            .iter()
-            .filter_map(|c| self.index.get(c))
-            .fold(0u64, |m, &b| m | (1u64 << b))
-    }
-
     /// The fast form (at most 64 cells), with dead-region pruning (on unless a
     /// one-cell piece makes every region size possible).
     pub fn bit_problem(&self) -> Result<BitProblem, PackingError> {
+        self.bit_problem_with(false, &|_| true)
+    }
+
+    /// The fast form split in two by where the root piece sits: root
+    /// placements in the half where the scan starts use the normal bit order,
+    /// the others a mirrored one (the scan then starts next to them, which
+    /// keeps their subtrees as small as the first half's). The two problems'
+    /// solution sets partition the whole set. Without a root piece: one
+    /// problem.
+    pub fn split_bit_problems(&self) -> Result<Vec<BitProblem>, PackingError> {
+        if self.root_piece().is_none() {
+            return Ok(vec![self.bit_problem()?]);
+        }
+        let wide = self.region.cols() > self.region.rows();
+        let len = if wide {
+            self.region.cols()
+        } else {
+            self.region.rows()
+        };
+        let far = |c: &Cell| if wide { c.col } else { c.row };
+        // Twice the mean coordinate along the scan, against the board's middle.
+        let near = |o: usize| {
+            let cells = &self.options[o].placement.cells;
+            let sum: usize = cells.iter().map(far).sum();
+            2 * sum < (len - 1) * cells.len() + 1
+        };
+        Ok(vec![
+            self.bit_problem_with(false, &|o| near(o))?,
+            self.bit_problem_with(true, &|o| !near(o))?,
+        ])
+    }
+
+    /// The fast form with the scan mirrored or not, keeping the root piece's
+    /// options for which `root_keep` (by option index) holds.
+    fn bit_problem_with(
+        &self,
+        mirrored: bool,
+        root_keep: &dyn Fn(usize) -> bool,
+    ) -> Result<BitProblem, PackingError> {
         let cells = self.order.len();
         if cells > 64 {
             return Err(PackingError::TooLarge {
@@ -113,6 +145,21 @@ impl Tiling {
                 tags: self.tag_count(),
             });
         }
+        let (rows, cols) = (self.region.rows(), self.region.cols());
+        let mut order = self.order.clone();
+        if mirrored {
+            if cols > rows {
+                order.sort_by_key(|c| (cols - 1 - c.col, c.row));
+            } else {
+                order.sort_by_key(|c| (rows - 1 - c.row, c.col));
+            }
+        }
+        let bit: HashMap<Cell, usize> = order.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+        let mask = |cs: &[Cell]| {
+            cs.iter()
+                .filter_map(|c| bit.get(c))
+                .fold(0u64, |m, &b| m | (1u64 << b))
+        };
         let primary = if cells == 64 {
             u64::MAX
         } else {
@@ -123,27 +170,27 @@ impl Tiling {
             .options
             .iter()
             .map(|o| BitOption {
-                cells: self.cell_mask(&o.placement.cells),
+                cells: mask(&o.placement.cells),
                 piece: o.piece,
                 tags: o.tags,
             })
             .collect();
         let mut adjacent = vec![0u64; 64];
-        for (b, c) in self.order.iter().enumerate() {
+        for (b, c) in order.iter().enumerate() {
             let (r, col) = (c.row as i64, c.col as i64);
             for (dr, dc) in [(0i64, 1i64), (1, 0), (0, -1), (-1, 0)] {
                 let (nr, nc) = (r + dr, col + dc);
                 if nr < 0 || nc < 0 {
                     continue;
                 }
-                if let Some(&n) = self.index.get(&Cell::new(nr as usize, nc as usize)) {
+                if let Some(&n) = bit.get(&Cell::new(nr as usize, nc as usize)) {
                     adjacent[b] |= 1u64 << n;
                 }
             }
         }
         let mut problem = BitProblem::new(primary, 0, caps, options)?;
         if let Some(root) = self.root_piece() {
-            problem = problem.with_root_piece(root);
+            problem = problem.with_root_piece(root, root_keep);
         }
         if self.prune {
             problem = problem.with_adjacency(adjacent);
