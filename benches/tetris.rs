@@ -3,9 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gridbot::games::tetris::eval::value_features;
-use gridbot::games::tetris::{
-    standard, Eval, Field, Piece, Player, RotationSystem, SearchParams,
-};
+use gridbot::games::tetris::{standard, Eval, Field, Piece, Player, RotationSystem, SearchParams};
 use std::hint::black_box;
 
 /// A mid-game 10x20 field: a ragged stack with a well and two holes.
@@ -60,7 +58,11 @@ fn benches(c: &mut Criterion) {
     for eval in [Eval::dellacherie(), Eval::tuned()] {
         let mut player = Player::new(eval.clone(), SearchParams::default());
         c.bench_function(&format!("tetris/choose T {}", eval.name), |b| {
-            b.iter(|| player.choose(&gen, black_box(&f), Piece::T, &[]).map(|d| d.score))
+            b.iter(|| {
+                player
+                    .choose(&gen, black_box(&f), Piece::T, &[])
+                    .map(|d| d.score)
+            })
         });
     }
     let mut player = Player::new(

@@ -37,7 +37,10 @@ fn perft_empty_fields() {
     let f = Field::new(10, 20).unwrap();
     assert_eq!(counts(&g, &f), vec![17, 9, 34, 17, 17, 34, 34]);
     // Slides add nothing on an empty field.
-    assert_eq!(counts(&gen(10, 20, true), &f), vec![17, 9, 34, 17, 17, 34, 34]);
+    assert_eq!(
+        counts(&gen(10, 20, true), &f),
+        vec![17, 9, 34, 17, 17, 34, 34]
+    );
     let g = gen(4, 6, false);
     let f = Field::new(4, 6).unwrap();
     assert_eq!(counts(&g, &f), vec![5, 3, 10, 5, 5, 10, 10]);
@@ -73,13 +76,7 @@ fn perft_crowded_top() {
     // I: flat at columns 2, 3, 4 and upright only into the hole at column 4
     // (elsewhere it would stick out of the top); T: 2 + 3 + 2 + 3 (checked
     // by hand).
-    let f = Field::parse(&[
-        "##......##",
-        "###....###",
-        "###....###",
-        "####.#####",
-    ])
-    .unwrap();
+    let f = Field::parse(&["##......##", "###....###", "###....###", "####.#####"]).unwrap();
     let g = gen(10, 4, false);
     assert_eq!(counts(&g, &f), vec![4, 3, 10, 6, 6, 11, 11]);
     // A piece whose spawn cells are taken cannot appear.
@@ -175,7 +172,12 @@ fn spawn(rs: &RotationSystem, p: Piece, w: i32, h: i32) -> (i32, i32) {
 }
 
 /// Every placement as a sorted cell set, by brute force over positions.
-fn naive_placements(rs: &RotationSystem, grid: &Grid, p: Piece, slides: bool) -> BTreeSet<Vec<(i32, i32)>> {
+fn naive_placements(
+    rs: &RotationSystem,
+    grid: &Grid,
+    p: Piece,
+    slides: bool,
+) -> BTreeSet<Vec<(i32, i32)>> {
     let n = rs.piece(p).states.len();
     let (bx0, by0) = spawn(rs, p, grid.w, grid.h);
     let mut out = BTreeSet::new();
@@ -198,7 +200,12 @@ fn naive_placements(rs: &RotationSystem, grid: &Grid, p: Piece, slides: bool) ->
             c.sort();
             out.insert(c);
         }
-        let mut next = vec![((s + 1) % n, bx, by), ((s + n - 1) % n, bx, by), (s, bx - 1, by), (s, bx + 1, by)];
+        let mut next = vec![
+            ((s + 1) % n, bx, by),
+            ((s + n - 1) % n, bx, by),
+            (s, bx - 1, by),
+            (s, bx + 1, by),
+        ];
         if slides {
             next.push((s, bx, d));
         }
@@ -212,7 +219,12 @@ fn naive_placements(rs: &RotationSystem, grid: &Grid, p: Piece, slides: bool) ->
 }
 
 /// Replays a script from spawn on the grid; the cells it locks, or why not.
-fn replay(rs: &RotationSystem, grid: &Grid, p: Piece, keys: &[TetrisKey]) -> Result<Vec<(i32, i32)>, String> {
+fn replay(
+    rs: &RotationSystem,
+    grid: &Grid,
+    p: Piece,
+    keys: &[TetrisKey],
+) -> Result<Vec<(i32, i32)>, String> {
     let n = rs.piece(p).states.len();
     let (mut bx, mut by) = spawn(rs, p, grid.w, grid.h);
     let mut s = 0usize;
@@ -254,7 +266,11 @@ fn naive_lock(grid: &Grid, c: &[(i32, i32)]) -> Grid {
     while rows.len() < grid.h as usize {
         rows.push(vec![false; grid.w as usize]);
     }
-    Grid { w: grid.w, h: grid.h, g: rows }
+    Grid {
+        w: grid.w,
+        h: grid.h,
+        g: rows,
+    }
 }
 
 fn random_field(w: usize, h: usize, bits: &[u16], pile: usize) -> Field {
@@ -341,10 +357,25 @@ fn games_are_reproducible_and_evaluator_independent() {
         SearchParams {
             preview: 1,
             beam: 4,
+            expect: false,
         },
     );
     let r3 = play_game(&g, &mut b, &setup, 42).unwrap();
     assert!(r3.pieces > 0);
+    let mut c = Player::new(
+        Eval::dellacherie(),
+        SearchParams {
+            preview: 0,
+            beam: 3,
+            expect: true,
+        },
+    );
+    let short = GameSetup {
+        max_pieces: Some(40),
+        ..setup
+    };
+    let r4 = play_game(&g, &mut c, &short, 42).unwrap();
+    assert_eq!(r4, play_game(&g, &mut c, &short, 42).unwrap());
 }
 
 #[test]
@@ -372,5 +403,8 @@ fn placements_from_a_fallen_piece() {
         .unwrap();
     assert_eq!(pl.row, 0);
     assert_eq!(pl.script.len(), 9);
-    assert_eq!(&pl.script.keys()[..2], &[TetrisKey::RotateCw, TetrisKey::RotateCw]);
+    assert_eq!(
+        &pl.script.keys()[..2],
+        &[TetrisKey::RotateCw, TetrisKey::RotateCw]
+    );
 }

@@ -87,8 +87,8 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
         None => games::by_name(&a.game)?,
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut boards = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

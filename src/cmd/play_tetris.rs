@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 use gridbot::bot_tetris::{run_tetris, PieceReport, TetrisBotConfig};
-use gridbot::games::tetris::{KeyMap, MoveGen, MoveRules, Player, Randomizer, SearchParams, Shapes};
+use gridbot::games::tetris::{
+    KeyMap, MoveGen, MoveRules, Player, Randomizer, SearchParams, Shapes,
+};
 use gridbot::platform::sim_tetris::{SharedTetrisSim, TetrisSim};
 use gridbot::platform::{Rect, SafeInput};
 
@@ -36,7 +38,9 @@ fn print_piece(json: bool, r: &PieceReport) {
 
 pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
     if !a.sim {
-        bail!("play --game tetris needs --sim for now (the Quadrapassel reader is not written yet)");
+        bail!(
+            "play --game tetris needs --sim for now (the Quadrapassel reader is not written yet)"
+        );
     }
     let (w, h) = (a.cols.unwrap_or(10), a.rows.unwrap_or(20));
     let keys = KeyMap::quadrapassel();
@@ -55,7 +59,15 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
         a.preview,
     )?);
     let mut screen = sim.clone();
-    let mut input = SafeInput::new(sim.clone(), Rect { x: 0, y: 0, w: 1, h: 1 });
+    let mut input = SafeInput::new(
+        sim.clone(),
+        Rect {
+            x: 0,
+            y: 0,
+            w: 1,
+            h: 1,
+        },
+    );
     let mut player = Player::new(
         load_eval(&a.eval)?,
         SearchParams {
@@ -75,7 +87,10 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
     })?;
     let sim_lines = sim.lock().lines;
     if sim_lines != summary.score {
-        tracing::warn!("simulator counted {sim_lines} lines, the bot {}", summary.score);
+        tracing::warn!(
+            "simulator counted {sim_lines} lines, the bot {}",
+            summary.score
+        );
     }
     if json {
         println!("{}", serde_json::json!({ "summary": summary }));

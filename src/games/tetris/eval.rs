@@ -162,12 +162,12 @@ impl Eval {
             name: "el-tetris".into(),
             tie_break: TieBreak::Dellacherie,
             weights: Weights {
-                landing_height: -4.500_158_8,
-                lines: 3.418_126_8,
-                row_transitions: -3.217_888_3,
+                landing_height: -4.500_159,
+                lines: 3.418_127,
+                row_transitions: -3.217_888,
                 col_transitions: -9.348_695,
-                holes: -7.899_265_5,
-                wells: -3.385_597_2,
+                holes: -7.899_265,
+                wells: -3.385_597,
                 ..Weights::default()
             },
         }
@@ -435,10 +435,7 @@ fn value_features_impl(f: &Field, extended: bool) -> ValueFeatures {
     if extended {
         let n = w as usize;
         v.total_height = heights[..n].iter().sum();
-        v.bumpiness = heights[..n]
-            .windows(2)
-            .map(|p| p[0].abs_diff(p[1]))
-            .sum();
+        v.bumpiness = heights[..n].windows(2).map(|p| p[0].abs_diff(p[1])).sum();
     }
     v
 }
@@ -555,7 +552,11 @@ mod tests {
                 let mut f = Field::new(w, h).unwrap();
                 for (y, &b) in bits.iter().enumerate().take(pile.min(h)) {
                     // Sparser towards the top, like a real stack.
-                    let b = if y % 3 == 2 { b & bits[(y + 1) % 24] } else { b };
+                    let b = if y % 3 == 2 {
+                        b & bits[(y + 1) % 24]
+                    } else {
+                        b
+                    };
                     for x in 0..w {
                         f.set(x, y, b >> x & 1 == 1);
                     }
@@ -564,7 +565,12 @@ mod tests {
                 let basic = value_features(&f, false);
                 let n = naive_features(&f);
                 prop_assert_eq!(
-                    (basic.row_transitions, basic.col_transitions, basic.holes, basic.wells),
+                    (
+                        basic.row_transitions,
+                        basic.col_transitions,
+                        basic.holes,
+                        basic.wells
+                    ),
                     (n.row_transitions, n.col_transitions, n.holes, n.wells)
                 );
                 Ok(())

@@ -319,7 +319,10 @@ mod tests {
         assert_eq!(y, 0);
         let cleared = f.lock(&iv, 3, y);
         assert_eq!(cleared, 0b1101);
-        assert_eq!(f, Field::parse(&["....", "....", "....", "....", "#.##"]).unwrap());
+        assert_eq!(
+            f,
+            Field::parse(&["....", "....", "....", "....", "#.##"]).unwrap()
+        );
         assert_eq!(f.count(), 3);
     }
 

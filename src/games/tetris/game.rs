@@ -188,7 +188,10 @@ mod tests {
         for _ in 0..70_000 {
             counts[g.next_piece().index()] += 1;
         }
-        assert!(counts.iter().all(|&c| (9_400..10_600).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_400..10_600).contains(&c)),
+            "{counts:?}"
+        );
         let mut g = PieceGen::new(Randomizer::Bag, 3);
         for _ in 0..5 {
             let mut bag: Vec<Piece> = (0..7).map(|_| g.next_piece()).collect();

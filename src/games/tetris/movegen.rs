@@ -190,7 +190,10 @@ impl Placement {
         let st = &shapes.of(self.piece)[self.rotation as usize];
         let mut out = [(0, 0); 4];
         for (o, (dx, dy)) in out.iter_mut().zip(st.cells()) {
-            *o = (self.column as usize + dx as usize, self.row as usize + dy as usize);
+            *o = (
+                self.column as usize + dx as usize,
+                self.row as usize + dy as usize,
+            );
         }
         out
     }

@@ -371,13 +371,19 @@ mod tests {
         assert_eq!(sh.spawn_x[Piece::T.index()], 3);
         // I horizontal: one row of four.
         let i0 = sh.of(Piece::I)[0];
-        assert_eq!((i0.w, i0.h, i0.mask[0], i0.left, i0.bottom), (4, 1, 0b1111, 0, 1));
+        assert_eq!(
+            (i0.w, i0.h, i0.mask[0], i0.left, i0.bottom),
+            (4, 1, 0b1111, 0, 1)
+        );
         // T spawn: flat side down, nose up.
         let t0 = sh.of(Piece::T)[0];
         assert_eq!(t0.mask, [0b111, 0b010, 0, 0]);
         assert_eq!(t0.col_bottom, [0, 0, 0, 0]);
         let t1 = sh.of(Piece::T)[1];
-        assert_eq!((t1.mask, t1.col_bottom, t1.left), ([1, 3, 1, 0], [0, 1, 0, 0], 1));
+        assert_eq!(
+            (t1.mask, t1.col_bottom, t1.left),
+            ([1, 3, 1, 0], [0, 1, 0, 0], 1)
+        );
     }
 
     #[test]

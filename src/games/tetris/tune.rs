@@ -172,8 +172,7 @@ pub fn cross_entropy(
             sigma[k] = (var + noise).sqrt();
         }
         let mean_eval = make(&mu);
-        let (mean_vector, mean_pieces) =
-            score(gen, &mean_eval, p.search, &p.setup, seed, p.games)?;
+        let (mean_vector, mean_pieces) = score(gen, &mean_eval, p.search, &p.setup, seed, p.games)?;
         progress(&GenerationReport {
             generation: g,
             population_mean: scores.iter().map(|s| s.0).sum::<f64>() / p.population as f64,
