@@ -357,10 +357,25 @@ fn games_are_reproducible_and_evaluator_independent() {
         SearchParams {
             preview: 1,
             beam: 4,
+            expect: false,
         },
     );
     let r3 = play_game(&g, &mut b, &setup, 42).unwrap();
     assert!(r3.pieces > 0);
+    let mut c = Player::new(
+        Eval::dellacherie(),
+        SearchParams {
+            preview: 0,
+            beam: 3,
+            expect: true,
+        },
+    );
+    let short = GameSetup {
+        max_pieces: Some(40),
+        ..setup
+    };
+    let r4 = play_game(&g, &mut c, &short, 42).unwrap();
+    assert_eq!(r4, play_game(&g, &mut c, &short, 42).unwrap());
 }
 
 #[test]

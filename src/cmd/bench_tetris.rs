@@ -40,6 +40,10 @@ pub struct TetrisBenchArgs {
     /// Tetris: placements kept per level of the lookahead.
     #[arg(long, default_value_t = SearchParams::default().beam)]
     beam: usize,
+    /// Tetris: also search over the unknown piece after the known ones
+    /// (the mean over the seven kinds); uses no preview information.
+    #[arg(long)]
+    expect: bool,
     /// Tetris: evaluator preset (dellacherie, el-tetris, bcts, tuned) or a TOML file.
     #[arg(long, default_value = "tuned")]
     eval: String,
@@ -67,6 +71,7 @@ struct GameLine<'a> {
     game: u64,
     eval: &'a str,
     preview: usize,
+    expect: bool,
     lines: u64,
     pieces: u64,
     ms: f64,
@@ -79,6 +84,7 @@ struct GameLine<'a> {
 struct EvalSummary {
     eval: String,
     preview: usize,
+    expect: bool,
     games: usize,
     mean_lines: f64,
     median_lines: f64,
@@ -130,7 +136,7 @@ pub fn move_gen(
     )?)
 }
 
-fn summarise(eval: &str, preview: usize, rs: &[(tetris::GameResult, f64)]) -> EvalSummary {
+fn summarise(eval: &str, search: SearchParams, rs: &[(tetris::GameResult, f64)]) -> EvalSummary {
     let lines: Vec<f64> = rs.iter().map(|r| r.0.lines as f64).collect();
     let pieces: Vec<f64> = rs.iter().map(|r| r.0.pieces as f64).collect();
     let ms: Vec<f64> = rs.iter().map(|r| r.1).collect();
@@ -140,7 +146,8 @@ fn summarise(eval: &str, preview: usize, rs: &[(tetris::GameResult, f64)]) -> Ev
     let total_ms: f64 = ms.iter().sum();
     EvalSummary {
         eval: eval.to_string(),
-        preview,
+        preview: search.preview,
+        expect: search.expect,
         games: rs.len(),
         mean_lines,
         median_lines,
@@ -187,6 +194,7 @@ fn run_eval(
                 game: i as u64,
                 eval: &eval.name,
                 preview: search.preview,
+                expect: search.expect,
                 lines: r.lines,
                 pieces: r.pieces,
                 ms: *ms,
@@ -201,10 +209,11 @@ fn run_eval(
 
 fn print_summary(s: &EvalSummary) {
     println!(
-        "{} (preview {}): {} games, lines mean {:.1} median {:.0} min {} max {}; \
+        "{} (preview {}{}): {} games, lines mean {:.1} median {:.0} min {} max {}; \
          pieces mean {:.0}; ms mean {:.1}; {:.0} pieces/s per thread{}",
         s.eval,
         s.preview,
+        if s.expect { ", expectimax" } else { "" },
         s.games,
         s.mean_lines,
         s.median_lines,
@@ -238,6 +247,7 @@ pub fn run(a: &TetrisBenchArgs, search: &SearchArgs, json: bool) -> anyhow::Resu
     let params = SearchParams {
         preview: a.preview,
         beam: a.beam,
+        expect: a.expect,
     };
     let baseline = a.baseline.as_deref().map(load_eval).transpose()?;
     let threads = search.threads.unwrap_or(1).max(1);
@@ -252,15 +262,16 @@ pub fn run(a: &TetrisBenchArgs, search: &SearchArgs, json: bool) -> anyhow::Resu
         indicatif::ProgressBar::new(a.games * runs)
     };
     let main = pool.install(|| run_eval(&gen, &eval, params, &setup, a, json, &bar))?;
-    let s = summarise(&eval.name, a.preview, &main);
+    let s = summarise(&eval.name, params, &main);
     let base = match &baseline {
         Some(b) => {
             let p0 = SearchParams {
                 preview: 0,
+                expect: false,
                 ..params
             };
             let r = pool.install(|| run_eval(&gen, b, p0, &setup, a, json, &bar))?;
-            Some(summarise(&b.name, 0, &r))
+            Some(summarise(&b.name, p0, &r))
         }
         None => None,
     };

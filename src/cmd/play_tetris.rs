@@ -22,7 +22,10 @@ fn print_piece(json: bool, r: &PieceReport) {
             Ok(s) => println!("{s}"),
             Err(e) => eprintln!("gridbot: cannot print move: {e}"),
         }
-    } else if r.index < 20 || r.index % 500 == 0 || r.lines > 0 && r.index % 50 == 0 {
+    } else if r.index < 20
+        || r.index.is_multiple_of(500)
+        || r.lines > 0 && r.index.is_multiple_of(50)
+    {
         println!(
             "piece {:6}: {} rotation {} column {} row {} (+{} lines){}  {:.2} ms",
             r.index + 1,

@@ -99,6 +99,7 @@ pub fn run(a: TuneArgs) -> anyhow::Result<i32> {
         search: SearchParams {
             preview: a.preview,
             beam: a.beam,
+            expect: false,
         },
         seed: a.seed,
         features,

@@ -162,12 +162,12 @@ impl Eval {
             name: "el-tetris".into(),
             tie_break: TieBreak::Dellacherie,
             weights: Weights {
-                landing_height: -4.500_158_8,
-                lines: 3.418_126_8,
-                row_transitions: -3.217_888_3,
+                landing_height: -4.500_159,
+                lines: 3.418_127,
+                row_transitions: -3.217_888,
                 col_transitions: -9.348_695,
-                holes: -7.899_265_5,
-                wells: -3.385_597_2,
+                holes: -7.899_265,
+                wells: -3.385_597,
                 ..Weights::default()
             },
         }

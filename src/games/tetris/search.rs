@@ -8,7 +8,9 @@
 //! line ended there, and only the best [`SearchParams::beam`] of them are
 //! searched deeper (the last level is never pruned: it is the cheap one). A
 //! line on which a later piece cannot be placed loses to every line on which
-//! it can.
+//! it can. With [`SearchParams::expect`] the line goes one piece further
+//! than the known ones: the unknown next piece is averaged over the seven
+//! kinds (expectimax; the uniform generator makes them equally likely).
 //!
 //! Pure and deterministic: no clock, the same choice for the same input.
 
@@ -26,6 +28,11 @@ pub struct SearchParams {
     pub preview: usize,
     /// Placements kept per level for the deeper search.
     pub beam: usize,
+    /// After the known pieces, one more level over the unknown next piece:
+    /// the mean over the seven kinds of the best placement's score
+    /// (expectimax; uses no preview information).
+    #[serde(default)]
+    pub expect: bool,
 }
 
 impl Default for SearchParams {
@@ -33,6 +40,7 @@ impl Default for SearchParams {
         SearchParams {
             preview: 0,
             beam: 12,
+            expect: false,
         }
     }
 }
@@ -84,7 +92,7 @@ impl Player {
         next: &[Piece],
     ) -> Option<Decision> {
         let depth = self.params.preview.min(next.len());
-        while self.levels.len() <= depth {
+        while self.levels.len() <= depth + 1 {
             self.levels.push(Vec::new());
             self.ranked.push(Vec::new());
         }
@@ -92,7 +100,7 @@ impl Player {
         let mut list = std::mem::take(&mut self.levels[0]);
         gen.placements_into(field, piece, &mut list);
         let mut best: Option<(f32, i32, usize)> = None;
-        if depth == 0 {
+        if depth == 0 && !self.params.expect {
             for (i, pl) in list.iter().enumerate() {
                 let (r, v, _, _) = self.eval.play(gen, field, pl);
                 nodes += 1;
@@ -158,7 +166,8 @@ impl Player {
     }
 
     /// The best `sum of rewards + last value` over placements of
-    /// `pieces[0]`, then the rest; `None` when `pieces[0]` cannot be placed.
+    /// `pieces[0]`, then the rest (then, with `expect`, the unknown piece);
+    /// `None` when `pieces[0]` cannot be placed.
     fn best_line(
         &mut self,
         gen: &MoveGen,
@@ -167,10 +176,13 @@ impl Player {
         level: usize,
         nodes: &mut u64,
     ) -> Option<f32> {
+        let Some((&piece, rest)) = pieces.split_first() else {
+            return Some(self.expected(gen, field, level, nodes));
+        };
         let mut list = std::mem::take(&mut self.levels[level]);
-        gen.placements_into(field, pieces[0], &mut list);
+        gen.placements_into(field, piece, &mut list);
         let mut best: Option<f32> = None;
-        if pieces.len() == 1 {
+        if rest.is_empty() && !self.params.expect {
             for pl in &list {
                 let (r, v, _, _) = self.eval.play(gen, field, pl);
                 *nodes += 1;
@@ -192,7 +204,7 @@ impl Player {
             for &(shallow, i) in &ranked {
                 let pl = list[i as usize];
                 let (r, _, after, _) = self.eval.play(gen, field, &pl);
-                let s = match self.best_line(gen, &after, &pieces[1..], level + 1, nodes) {
+                let s = match self.best_line(gen, &after, rest, level + 1, nodes) {
                     Some(s) => r + s,
                     None => DEAD + shallow,
                 };
@@ -204,5 +216,28 @@ impl Player {
         }
         self.levels[level] = list;
         best
+    }
+
+    /// The mean over the seven kinds of the best `reward + value` of a piece
+    /// placed on `field` (a kind that cannot be placed counts as dead).
+    fn expected(&mut self, gen: &MoveGen, field: &Field, level: usize, nodes: &mut u64) -> f32 {
+        if self.levels.len() <= level {
+            self.levels.resize_with(level + 1, Vec::new);
+            self.ranked.resize_with(level + 1, Vec::new);
+        }
+        let mut list = std::mem::take(&mut self.levels[level]);
+        let mut total = 0.0;
+        for p in Piece::ALL {
+            gen.placements_into(field, p, &mut list);
+            let mut best = DEAD;
+            for pl in &list {
+                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                *nodes += 1;
+                best = best.max(r + v);
+            }
+            total += best;
+        }
+        self.levels[level] = list;
+        total / Piece::ALL.len() as f32
     }
 }
