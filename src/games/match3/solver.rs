@@ -148,7 +148,7 @@ impl<const N: usize> Search<'_, N> {
         }
         self.checks += 1;
         if self.budget.nodes.is_some_and(|n| self.nodes >= n)
-            || (self.checks % 256 == 0 && self.budget.stop.should_stop())
+            || (self.checks.is_multiple_of(256) && self.budget.stop.should_stop())
         {
             self.stopped = true;
         }
@@ -188,7 +188,7 @@ impl<const N: usize> Search<'_, N> {
         self.scratch.push(moves);
         if self.params.ordering {
             // Stable: ties keep generation order.
-            children.sort_by(|x, y| y.0.cmp(&x.0));
+            children.sort_by_key(|c| std::cmp::Reverse(c.0));
         }
         let mut best = 0i64;
         for (r, _, c) in children {
@@ -251,7 +251,7 @@ pub fn plan<const N: usize>(
         .collect();
     s.nodes += children.len() as u64;
     if params.ordering {
-        children.sort_by(|x, y| y.0.cmp(&x.0));
+        children.sort_by_key(|c| std::cmp::Reverse(c.0));
     }
     let mut best: Option<(i64, usize)> = None;
     if params.swaps > 0 {
