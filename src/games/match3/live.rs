@@ -5,7 +5,7 @@
 //! sampled refills (uniform over the colours on the board) of: the swap's
 //! points with that refill (so refill cascades count), plus `next_weight` times
 //! the best immediate swap left on the sampled board (future legal moves
-//! count; a board with none costs `dead_end`). The same refill samples are used
+//! count; a board with none costs `dead_end_moves` average moves). The same refill samples are used
 //! for every swap (common random numbers), so the comparison between swaps is
 //! not drowned by sampling noise. [`Policy::Greedy`] is the usual bot baseline:
 //! the biggest immediate match, first in row-major order on ties.
@@ -74,8 +74,9 @@ pub struct PolicyParams {
     pub samples: usize,
     /// Weight of the best next swap on the sampled board.
     pub next_weight: f64,
-    /// Cost of a sampled board with no legal swap (game over in Gweled).
-    pub dead_end: f64,
+    /// Cost of a sampled board with no legal swap (game over in Gweled), in
+    /// moves: times the mean immediate points of the swaps on the board now.
+    pub dead_end_moves: f64,
     /// Seed of the refill samples.
     pub seed: u64,
 }
@@ -86,7 +87,7 @@ impl PolicyParams {
         PolicyParams {
             samples: 32,
             next_weight: 0.9,
-            dead_end: 20.0,
+            dead_end_moves: 10.0,
             seed: 0x6d33,
         }
     }
@@ -182,6 +183,8 @@ pub fn choose<const N: usize>(
         Policy::Expected(p) => {
             let colours = colours_of(board);
             let mut buf = Vec::new();
+            let mean_now = immediate.iter().sum::<i64>() as f64 / immediate.len().max(1) as f64;
+            let dead_end = p.dead_end_moves * mean_now;
             for (&s, &imm) in moves.iter().zip(&immediate) {
                 let mut total = 0.0;
                 for i in 0..p.samples.max(1) {
@@ -198,7 +201,7 @@ pub fn choose<const N: usize>(
                     );
                     let next = match best_immediate(&b, scoring, &mut buf) {
                         Some(v) => p.next_weight * v as f64,
-                        None => -p.dead_end,
+                        None => -dead_end,
                     };
                     total += o.points as f64 + next;
                 }

@@ -188,7 +188,7 @@ impl<const N: usize> Search<'_, N> {
         self.scratch.push(moves);
         if self.params.ordering {
             // Stable: ties keep generation order.
-            children.sort_by_key(|x| std::cmp::Reverse(x.0));
+            children.sort_by_key(|c| std::cmp::Reverse(c.0));
         }
         let mut best = 0i64;
         for (r, _, c) in children {
@@ -251,7 +251,7 @@ pub fn plan<const N: usize>(
         .collect();
     s.nodes += children.len() as u64;
     if params.ordering {
-        children.sort_by_key(|x| std::cmp::Reverse(x.0));
+        children.sort_by_key(|c| std::cmp::Reverse(c.0));
     }
     let mut best: Option<(i64, usize)> = None;
     if params.swaps > 0 {
