@@ -14,4 +14,5 @@ pub mod bot_tetris;
 pub mod games;
 pub mod packing;
 pub mod platform;
+pub mod rng;
 pub mod vision;

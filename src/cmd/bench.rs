@@ -4,7 +4,7 @@
 //! `--all`). Each game takes its own options and says which one is missing.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -115,21 +115,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
         Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
         None => games::by_name(&a.game)?,
     };
-    let text = std::fs::read_to_string(boards_file)
-        .with_context(|| format!("cannot read {}", boards_file.display()))?;
-    let mut boards = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let b: Board = line
-            .parse()
-            .with_context(|| format!("{} line {}", boards_file.display(), i + 1))?;
-        boards.push((i, b));
-    }
-    if let Some(n) = a.limit {
-        boards.truncate(n);
-    }
+    let boards = load_boards(boards_file, a.limit)?;
     let budget = a.search.budget();
     let bar = if a.json {
         indicatif::ProgressBar::hidden()
@@ -237,4 +223,26 @@ fn run_chips(a: &BenchArgs) -> anyhow::Result<i32> {
         writeln!(out, "{s}")?;
     }
     Ok(if all_match { 0 } else { 1 })
+}
+
+/// The boards of a bench file, one per non-blank line, with their 0-based
+/// line numbers; the first `limit` only when given. A bad line is an error
+/// naming the file and line.
+pub fn load_boards(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<(usize, Board)>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut boards = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let b: Board = line
+            .parse()
+            .with_context(|| format!("{} line {}", path.display(), i + 1))?;
+        boards.push((i, b));
+        if limit.is_some_and(|n| boards.len() >= n) {
+            break;
+        }
+    }
+    Ok(boards)
 }

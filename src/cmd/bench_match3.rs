@@ -9,7 +9,6 @@ use std::path::Path;
 
 use anyhow::Context;
 use gridbot::bench::{mean_median, solve_timed, BenchBudget};
-use gridbot::board::Board;
 use gridbot::games::match3::{Match3, Scoring};
 use gridbot::games::Game;
 use serde::Serialize;
@@ -86,21 +85,7 @@ pub fn run(
     limit: Option<usize>,
     json: bool,
 ) -> anyhow::Result<i32> {
-    let text = std::fs::read_to_string(boards_file)
-        .with_context(|| format!("cannot read {}", boards_file.display()))?;
-    let mut boards = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let b: Board = line
-            .parse()
-            .with_context(|| format!("{} line {}", boards_file.display(), i + 1))?;
-        boards.push((i, b));
-    }
-    if let Some(n) = limit {
-        boards.truncate(n);
-    }
+    let boards = super::bench::load_boards(boards_file, limit)?;
     let bar = if json {
         indicatif::ProgressBar::hidden()
     } else {

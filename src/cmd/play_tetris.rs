@@ -40,6 +40,48 @@ fn print_piece(json: bool, r: &PieceReport) {
     }
 }
 
+/// The pieces every tetris loop plays with: the move generator for a
+/// `w` x `h` well under Quadrapassel's keys, the player, and the loop settings.
+struct Setup {
+    gen: MoveGen,
+    player: Player,
+    cfg: TetrisBotConfig,
+}
+
+fn setup(
+    a: &PlayArgs,
+    w: usize,
+    h: usize,
+    default_gap_ms: u64,
+    closed_loop: bool,
+) -> anyhow::Result<Setup> {
+    let keys = KeyMap::quadrapassel();
+    let rs = load_rotation(&a.rotation)?;
+    // Quadrapassel (and the simulator) have no counter-clockwise key.
+    let rules = MoveRules {
+        ccw: keys.rotate_ccw.is_some(),
+        slides: false,
+    };
+    let gen = MoveGen::new(Shapes::new(&rs, w)?, rules, w, h)?;
+    let player = Player::new(
+        load_eval(&a.eval)?,
+        SearchParams {
+            preview: a.preview,
+            ..SearchParams::default()
+        },
+    );
+    let cfg = TetrisBotConfig {
+        max_pieces: a.moves.map(|m| m as u64),
+        max_lines: a.lines,
+        max_time: a.max_seconds.map(Duration::from_secs),
+        keys,
+        key_gap: Duration::from_millis(a.key_gap_ms.unwrap_or(default_gap_ms)),
+        closed_loop,
+        dry_run: a.dry_run,
+    };
+    Ok(Setup { gen, player, cfg })
+}
+
 pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
     if let Some(title) = &a.window {
         return run_live(a, title);
@@ -48,17 +90,14 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
         bail!("play --game tetris needs --window TITLE or --sim");
     }
     let (w, h) = (a.cols.unwrap_or(10), a.rows.unwrap_or(20));
-    let keys = KeyMap::quadrapassel();
-    let rs = load_rotation(&a.rotation)?;
-    // The simulator has no counter-clockwise key, like Quadrapassel.
-    let rules = MoveRules {
-        ccw: keys.rotate_ccw.is_some(),
-        slides: false,
-    };
-    let gen = MoveGen::new(Shapes::new(&rs, w)?, rules, w, h)?;
+    let Setup {
+        gen,
+        mut player,
+        cfg,
+    } = setup(a, w, h, 0, false)?;
     let sim = SharedTetrisSim::new(TetrisSim::new(
         gen.clone(),
-        keys,
+        cfg.keys,
         Randomizer::Uniform,
         a.seed,
         a.preview,
@@ -73,22 +112,6 @@ pub fn run(a: &PlayArgs) -> anyhow::Result<i32> {
             h: 1,
         },
     );
-    let mut player = Player::new(
-        load_eval(&a.eval)?,
-        SearchParams {
-            preview: a.preview,
-            ..SearchParams::default()
-        },
-    );
-    let cfg = TetrisBotConfig {
-        max_pieces: a.moves.map(|m| m as u64),
-        max_lines: a.lines,
-        max_time: a.max_seconds.map(Duration::from_secs),
-        keys,
-        key_gap: Duration::from_millis(a.key_gap_ms.unwrap_or(0)),
-        closed_loop: false,
-        dry_run: a.dry_run,
-    };
     let json = a.json;
     let summary = run_tetris(&gen, &mut player, &mut screen, &mut input, &cfg, &mut |r| {
         print_piece(json, r)
@@ -165,29 +188,11 @@ fn run_live(a: &PlayArgs, title: &str) -> anyhow::Result<i32> {
         l.well.h,
         l.preview
     );
-    let keys = KeyMap::quadrapassel();
-    let rs = load_rotation(&a.rotation)?;
-    let rules = MoveRules {
-        ccw: keys.rotate_ccw.is_some(),
-        slides: false,
-    };
-    let gen = MoveGen::new(Shapes::new(&rs, w)?, rules, w, h)?;
-    let mut player = Player::new(
-        load_eval(&a.eval)?,
-        SearchParams {
-            preview: a.preview,
-            ..SearchParams::default()
-        },
-    );
-    let cfg = TetrisBotConfig {
-        max_pieces: a.moves.map(|m| m as u64),
-        max_lines: a.lines,
-        max_time: a.max_seconds.map(Duration::from_secs),
-        keys,
-        key_gap: Duration::from_millis(a.key_gap_ms.unwrap_or(4)),
-        closed_loop: true,
-        dry_run: a.dry_run,
-    };
+    let Setup {
+        gen,
+        mut player,
+        cfg,
+    } = setup(a, w, h, 4, true)?;
     let json = a.json;
     let summary = if a.dry_run {
         let mut input = SafeInput::new(RecordingSink::new((rect.w, rect.h)), rect);

@@ -15,42 +15,7 @@ use super::piece::Piece;
 use super::search::Player;
 use super::TetrisError;
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a small, fast, seedable generator.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (multiply-shift; bias below 2^-32 for small `n`).
-    #[inline]
-    pub fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as u32
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// A standard normal deviate (Box-Muller).
-    pub fn normal(&mut self) -> f64 {
-        let u1 = self.unit().max(f64::MIN_POSITIVE);
-        let u2 = self.unit();
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
+pub use crate::rng::SplitMix64;
 
 /// The seed of game `index` of a run seeded with `seed`.
 pub fn game_seed(seed: u64, index: u64) -> u64 {
@@ -91,12 +56,12 @@ impl PieceGen {
     #[inline]
     pub fn next_piece(&mut self) -> Piece {
         match self.kind {
-            Randomizer::Uniform => Piece::ALL[self.rng.below(7) as usize],
+            Randomizer::Uniform => Piece::ALL[self.rng.below(7)],
             Randomizer::Bag => {
                 if self.left == 0 {
                     self.bag = Piece::ALL;
                     for i in (1..7).rev() {
-                        let j = self.rng.below(i as u32 + 1) as usize;
+                        let j = self.rng.below(i + 1);
                         self.bag.swap(i, j);
                     }
                     self.left = 7;
