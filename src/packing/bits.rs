@@ -374,11 +374,7 @@ impl BitProblem {
                 visit: &mut v,
             };
             let r = run.try_option(k as usize, 0, 0);
-            let out = Outcome {
-                solutions: run.solutions,
-                nodes: run.nodes,
-                halt: r.err().unwrap_or(Halt::Complete),
-            };
+            let out = Outcome::of(r, run.solutions, run.nodes);
             (state, out)
         };
         let results: Vec<(S, Outcome)> = match rayon::ThreadPoolBuilder::new()
@@ -388,11 +384,7 @@ impl BitProblem {
             Ok(pool) => pool.install(|| branches.par_iter().map(|&k| one(k)).collect()),
             Err(_) => branches.iter().map(|&k| one(k)).collect(),
         };
-        let mut total = Outcome {
-            solutions: 0,
-            nodes: 0,
-            halt: Halt::Complete,
-        };
+        let mut total = Outcome::of(Ok(()), 0, 0);
         let mut visitors = Vec::with_capacity(results.len());
         for (v, o) in results {
             total.solutions += o.solutions;
@@ -434,15 +426,7 @@ impl ExactCover for BitProblem {
                 .iter()
                 .try_for_each(|&k| run.try_option(k as usize, 0, 0)),
         };
-        let halt = match result {
-            Ok(()) => Halt::Complete,
-            Err(h) => h,
-        };
-        Outcome {
-            solutions: run.solutions,
-            nodes: run.nodes,
-            halt,
-        }
+        Outcome::of(result, run.solutions, run.nodes)
     }
 }
 

@@ -364,15 +364,8 @@ impl ExactCover for Problem {
             visit,
         };
         // No primary item at all: the empty selection is the one solution.
-        let halt = match run.rec() {
-            Ok(()) => Halt::Complete,
-            Err(h) => h,
-        };
-        Outcome {
-            solutions: run.solutions,
-            nodes: run.nodes,
-            halt,
-        }
+        let result = run.rec();
+        Outcome::of(result, run.solutions, run.nodes)
     }
 }
 

@@ -89,6 +89,17 @@ pub struct Outcome {
     pub halt: Halt,
 }
 
+impl Outcome {
+    /// The outcome of a search that ran to `result` (`Err` holds why it stopped early).
+    pub fn of(result: Result<(), Halt>, solutions: u64, nodes: u64) -> Self {
+        Outcome {
+            solutions,
+            nodes,
+            halt: result.err().unwrap_or(Halt::Complete),
+        }
+    }
+}
+
 /// A solution visitor: gets the chosen options (indices in the order they were
 /// added), returns `Break` to stop the search.
 pub type Visit<'v> = dyn FnMut(&[usize]) -> ControlFlow<()> + 'v;

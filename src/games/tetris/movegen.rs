@@ -378,25 +378,8 @@ impl MoveGen {
             }
         } else {
             let top = self.shapes.spawn_top(p, h);
-            let mut found = self.top_search(field, p);
-            found.sort_by_key(|&(s, bx, _)| (s, bx + states[s as usize].left as i32));
-            for (s, bx, mut script) in found {
-                let st = &states[s as usize];
-                let x = bx + st.left as i32;
-                let y = field.drop_from(st, x, top - st.bottom as i32);
-                if y + st.h as i32 > h as i32 {
-                    continue;
-                }
-                script.push(TetrisKey::HardDrop);
-                out.push(Placement {
-                    piece: p,
-                    rotation: s,
-                    x: bx as i8,
-                    column: x as u8,
-                    row: y as u8,
-                    script,
-                });
-            }
+            let found = self.top_search(field, p);
+            self.drop_found(field, p, top, found, out);
         }
         if self.rules.slides && !out.is_empty() {
             self.add_slides(field, p, out);
@@ -422,9 +405,24 @@ impl MoveGen {
         bx: i32,
         top: i32,
     ) -> Vec<Placement> {
-        let states = self.shapes.of(p);
         let mut out = Vec::new();
-        let mut found = self.search_at(field, p, state, bx, top);
+        let found = self.search_at(field, p, state, bx, top);
+        self.drop_found(field, p, top, found, &mut out);
+        out
+    }
+
+    /// Hard-drops each `(state, box column, script)` found at box top row
+    /// `top` and appends the placements that end inside the field, ordered by
+    /// state then column.
+    fn drop_found(
+        &self,
+        field: &Field,
+        p: Piece,
+        top: i32,
+        mut found: Vec<(u8, i32, Script)>,
+        out: &mut Vec<Placement>,
+    ) {
+        let states = self.shapes.of(p);
         found.sort_by_key(|&(s, bx, _)| (s, bx + states[s as usize].left as i32));
         for (s, bx, mut script) in found {
             let st = &states[s as usize];
@@ -443,7 +441,6 @@ impl MoveGen {
                 script,
             });
         }
-        out
     }
 
     /// Adds the resting positions reachable only with a drop followed by more
