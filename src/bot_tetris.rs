@@ -20,7 +20,8 @@ use serde::Serialize;
 use crate::act::{self, CellToScreen, Move, Timing};
 use crate::board::Cell;
 use crate::bot::{BotError, INTERRUPTED};
-use crate::games::tetris::{Field, KeyMap, MoveGen, Piece, Player, TetrisError};
+use crate::games::tetris::learn::{same_cells, script_to, symmetric, RotationLearner};
+use crate::games::tetris::{Field, KeyMap, MoveGen, Piece, Player, RotationSystem, TetrisError};
 use crate::platform::{InputSink, PlatformError, SafeInput};
 
 /// What a Tetris screen shows.
@@ -32,6 +33,9 @@ pub struct TetrisView {
     pub piece: Option<Piece>,
     /// The known next pieces, nearest first.
     pub preview: Vec<Piece>,
+    /// The falling piece's cells as `(column, row from the bottom)`; empty
+    /// when the screen does not tell (the simulator).
+    pub falling: Vec<(usize, usize)>,
 }
 
 /// Something that shows a Tetris game.
@@ -69,8 +73,11 @@ pub struct TetrisBotConfig {
     pub keys: KeyMap,
     /// Pause before each key tap.
     pub key_gap: Duration,
-    /// Steer each piece by looking at it (turn, look, move, look, drop)
-    /// instead of sending the planned script blind: for live games.
+    /// For live games: learn what the rotate key does by watching (four
+    /// turns, a look after each, the first time each piece comes), then send
+    /// each piece's whole script planned from where it is seen; a piece not
+    /// learned yet, or whose target the learned turns cannot reach, is
+    /// steered by looking (turn, look, move, look, drop).
     pub closed_loop: bool,
     /// Plan only: send nothing, stop after the first piece.
     pub dry_run: bool,
@@ -103,6 +110,9 @@ pub struct PieceReport {
     /// (live screens only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
+    /// Steered by looking (or learning its turns) instead of played by a
+    /// whole script.
+    pub steered: bool,
     pub nodes: u64,
 }
 
@@ -120,9 +130,12 @@ pub struct TetrisSummary {
     pub final_board: String,
     pub mean_think_ms: f64,
     pub max_think_ms: f64,
-    /// Piece on screen to keys sent (live screens only), ms.
+    /// Piece on screen to keys sent (live screens only; pieces played by a
+    /// whole script, the steered ones are counted in `steered`), ms.
     pub mean_latency_ms: f64,
     pub max_latency_ms: f64,
+    /// Pieces steered by looking or used to learn the turns.
+    pub steered: u64,
     /// Extra keys sent to put a piece right before dropping it (lost keys).
     pub corrections: u64,
 }
@@ -163,6 +176,7 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
     let started = Instant::now();
     let mut latency_total = 0.0;
     let mut latency_n = 0u64;
+    let mut live = LiveTurns::new(gen.width(), gen.height());
     let timing = Timing {
         key_gap_ms: cfg.key_gap.as_millis() as u64,
         ..Timing::default()
@@ -206,39 +220,38 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
             .map_err(|k| BotError::Tetris(TetrisError::NoKey(k)))?;
         let plan = act::plan_move(&mv, &NoGeometry, &timing);
         let think_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let mut steered = false;
         if !cfg.dry_run {
-            // Everything but the final hard drop, then a look: keys can be
-            // lost and a game can turn pieces otherwise than the table, so the
-            // piece is put right before it is dropped.
-            let drop_last = plan
-                .steps
-                .last()
-                .is_some_and(|st| st.event == act::InputEvent::Tap(cfg.keys.hard_drop));
-            // A closed-loop screen is steered by looking only (its game may
-            // turn pieces differently from the table, or spawn them turned).
-            let n = if cfg.closed_loop {
-                0
+            let want = d.placement.cells(&gen.shapes);
+            if cfg.closed_loop {
+                steered = !play_live(
+                    screen, input, cfg, &mut live, &view, piece, &want, &timing, &mut sum,
+                )?;
             } else {
-                plan.steps.len() - drop_last as usize
-            };
-            for step in &plan.steps[..n] {
-                if !step.delay.is_zero() {
-                    std::thread::sleep(step.delay);
+                // The simulator plays what it is sent; still, look before the
+                // drop (a screen may lose keys).
+                let drop_last = plan
+                    .steps
+                    .last()
+                    .is_some_and(|st| st.event == act::InputEvent::Tap(cfg.keys.hard_drop));
+                let n = plan.steps.len() - drop_last as usize;
+                send_steps(input, &plan.steps[..n])?;
+                if drop_last {
+                    correct(screen, input, &cfg.keys, &want, &mut sum.corrections)?;
+                    input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
                 }
-                input.send(&step.event)?;
-            }
-            if drop_last {
-                let want = d.placement.cells(&gen.shapes);
-                correct(screen, input, &cfg.keys, &want, &mut sum.corrections)?;
-                input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
             }
         }
         let latency_ms = match screen.seen_at() {
             Some(t) if !cfg.dry_run => {
                 let ms = t.elapsed().as_secs_f64() * 1e3;
-                latency_total += ms;
-                latency_n += 1;
-                sum.max_latency_ms = sum.max_latency_ms.max(ms);
+                if steered {
+                    sum.steered += 1;
+                } else {
+                    latency_total += ms;
+                    latency_n += 1;
+                    sum.max_latency_ms = sum.max_latency_ms.max(ms);
+                }
                 Some(ms)
             }
             _ => None,
@@ -260,6 +273,7 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
             mismatch,
             think_ms,
             latency_ms,
+            steered,
             nodes: d.nodes,
         });
         if cfg.dry_run {
@@ -276,6 +290,130 @@ pub fn run_tetris<S: TetrisScreen, I: InputSink>(
         sum.mean_latency_ms = latency_total / latency_n as f64;
     }
     Ok(sum)
+}
+
+/// Sends timed steps (each after its delay).
+fn send_steps<I: InputSink>(input: &mut SafeInput<I>, steps: &[act::Step]) -> Result<(), BotError> {
+    for step in steps {
+        if !step.delay.is_zero() {
+            std::thread::sleep(step.delay);
+        }
+        input.send(&step.event)?;
+    }
+    Ok(())
+}
+
+/// What the live loop learned of the game's rotate key.
+struct LiveTurns {
+    learner: RotationLearner,
+    /// Planner over the learned states (rebuilt when a piece is learned).
+    gen: Option<MoveGen>,
+    /// Learning attempts per piece (a cycle can fail: the piece fell, a turn
+    /// was refused); after a few the piece is only steered.
+    tries: [u8; 7],
+    width: usize,
+    height: usize,
+}
+
+impl LiveTurns {
+    fn new(width: usize, height: usize) -> Self {
+        LiveTurns {
+            learner: RotationLearner::new(RotationSystem::srs()),
+            gen: None,
+            tries: [0; 7],
+            width,
+            height,
+        }
+    }
+}
+
+fn as_i32(cells: &[(usize, usize)]) -> Vec<(i32, i32)> {
+    cells.iter().map(|&(x, y)| (x as i32, y as i32)).collect()
+}
+
+/// One live piece: learn its turns if not known yet, then send the whole
+/// script from where it is seen to `want`; when no script is known, steer it
+/// by looking. True when it was played by a whole script.
+#[allow(clippy::too_many_arguments)]
+fn play_live<S: TetrisScreen, I: InputSink>(
+    screen: &mut S,
+    input: &mut SafeInput<I>,
+    cfg: &TetrisBotConfig,
+    live: &mut LiveTurns,
+    view: &TetrisView,
+    piece: Piece,
+    want: &[(usize, usize)],
+    timing: &Timing,
+    sum: &mut TetrisSummary,
+) -> Result<bool, BotError> {
+    let mut now = as_i32(&view.falling);
+    let mut scripted = true;
+    if !live.learner.is_learned(piece) && live.tries[piece.index()] < 8 && !now.is_empty() {
+        live.tries[piece.index()] += 1;
+        scripted = false;
+        let rotate = cfg.keys.rotate_cw.or(cfg.keys.rotate_ccw);
+        let mut cycle = vec![now.clone()];
+        let mut refused = 0;
+        while let Some(key) = rotate.filter(|_| cycle.len() < 5 && !symmetric(&now)) {
+            input.send(&act::InputEvent::Tap(key))?;
+            let Some(c) = screen.falling()? else {
+                break;
+            };
+            let c = as_i32(&c);
+            if !same_cells(&c, &now) {
+                now = c;
+                cycle.push(now.clone());
+                continue;
+            }
+            // Refused (no room above the top row yet) or lost: let the
+            // piece fall a row and start the cycle again from there.
+            refused += 1;
+            if refused > 3 {
+                break;
+            }
+            for _ in 0..12 {
+                let Some(c) = screen.falling()? else {
+                    break;
+                };
+                let c = as_i32(&c);
+                if !same_cells(&c, &now) {
+                    now = c;
+                    break;
+                }
+            }
+            cycle = vec![now.clone()];
+        }
+        if let Some(last) = cycle.last() {
+            now = last.clone();
+        }
+        match live.learner.learn(piece, &cycle) {
+            Ok(()) => {
+                tracing::info!(
+                    "learned how {piece:?} turns: {:?}",
+                    live.learner.system().piece(piece).states
+                );
+                live.gen = live.learner.move_gen(live.width, live.height).ok();
+            }
+            Err(e) => tracing::info!("{piece:?}: turns not learned yet: {e}"),
+        }
+    }
+    let script = match &live.gen {
+        Some(g) if live.learner.is_learned(piece) && !now.is_empty() => {
+            script_to(g, &view.field, piece, &now, want)
+        }
+        _ => None,
+    };
+    if let Some(script) = script {
+        let mv = cfg
+            .keys
+            .to_move(&script)
+            .map_err(|k| BotError::Tetris(TetrisError::NoKey(k)))?;
+        send_steps(input, &act::plan_move(&mv, &NoGeometry, timing).steps)?;
+        return Ok(scripted);
+    }
+    correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
+    input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
+    Ok(false)
 }
 
 /// Puts the falling piece over its planned cells before the hard drop: until

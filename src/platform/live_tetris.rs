@@ -352,6 +352,7 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
                 field: to_field(self.expected.as_deref().unwrap_or(&rows), self.layout.cols)?,
                 piece: None,
                 preview: Vec::new(),
+                falling: Vec::new(),
             });
         };
         self.wait_focus()?;
@@ -362,6 +363,11 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
                 self.colours[p.index()].get_or_insert(colour);
             }
         }
+        let h = self.layout.rows as usize;
+        let falling = active
+            .iter()
+            .map(|&(r, c)| (c as usize, h - 1 - r as usize))
+            .collect();
         self.active = active;
         self.view_locked = Some(locked.clone());
         self.seen_at = Some(at);
@@ -369,6 +375,7 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
             field: to_field(&locked, self.layout.cols)?,
             piece,
             preview: preview.as_deref().and_then(identify).into_iter().collect(),
+            falling,
         })
     }
 

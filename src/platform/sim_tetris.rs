@@ -181,6 +181,7 @@ impl TetrisScreen for SharedTetrisSim {
             field: sim.field,
             piece: sim.falling.map(|f| f.0),
             preview: sim.queue.iter().take(sim.preview).copied().collect(),
+            falling: Vec::new(),
         })
     }
 }

@@ -23,6 +23,7 @@
 pub mod eval;
 pub mod field;
 pub mod game;
+pub mod learn;
 pub mod movegen;
 pub mod piece;
 pub mod search;
