@@ -303,6 +303,11 @@ fn send_steps<I: InputSink>(input: &mut SafeInput<I>, steps: &[act::Step]) -> Re
     Ok(())
 }
 
+/// The pause before each key of a plan.
+fn timing_gap(t: &Timing) -> Duration {
+    Duration::from_millis(t.key_gap_ms)
+}
+
 /// What the live loop learned of the game's rotate key.
 struct LiveTurns {
     learner: RotationLearner,
@@ -397,18 +402,32 @@ fn play_live<S: TetrisScreen, I: InputSink>(
             Err(e) => tracing::info!("{piece:?}: turns not learned yet: {e}"),
         }
     }
+    let t = Instant::now();
     let script = match &live.gen {
         Some(g) if live.learner.is_learned(piece) && !now.is_empty() => {
-            script_to(g, &view.field, piece, &now, want)
+            script_to(g, &view.field, piece, &now, want, 3)
         }
         _ => None,
     };
-    if let Some(script) = script {
+    if let Some((down, script)) = script {
         let mv = cfg
             .keys
             .to_move(&script)
             .map_err(|k| BotError::Tetris(TetrisError::NoKey(k)))?;
-        send_steps(input, &act::plan_move(&mv, &NoGeometry, timing).steps)?;
+        let mut steps = act::plan_move(&mv, &NoGeometry, timing).steps;
+        let soft = act::Step {
+            delay: timing_gap(timing),
+            event: act::InputEvent::Tap(cfg.keys.soft_drop),
+        };
+        steps.splice(0..0, std::iter::repeat_n(soft, down as usize));
+        let planned = t.elapsed();
+        send_steps(input, &steps)?;
+        tracing::debug!(
+            "script planned in {:.2} ms, {} keys sent in {:.1} ms",
+            planned.as_secs_f64() * 1e3,
+            steps.len(),
+            (t.elapsed() - planned).as_secs_f64() * 1e3
+        );
         return Ok(scripted);
     }
     correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;

@@ -192,7 +192,7 @@ fn run_live(a: &PlayArgs, title: &str) -> anyhow::Result<i32> {
         gen,
         mut player,
         cfg,
-    } = setup(a, w, h, 4, true)?;
+    } = setup(a, w, h, 1, true)?;
     let json = a.json;
     let summary = if a.dry_run {
         let mut input = SafeInput::new(RecordingSink::new((rect.w, rect.h)), rect);

@@ -50,6 +50,9 @@ pub struct LiveTetris<F: FrameSource> {
     pub wait: Duration,
     /// Pause between grabs while waiting.
     pub poll: Duration,
+    /// How long an unexpected picture must hold still before play goes on
+    /// from it.
+    pub settle: Duration,
     /// The colour each piece type was seen in (learned, never assumed).
     pub colours: [Option<[u8; 3]>; 7],
     /// Frames grabbed and the time spent grabbing and reading them.
@@ -232,6 +235,7 @@ impl<F: FrameSource> LiveTetris<F> {
             view_locked: None,
             wait: Duration::from_secs(3),
             poll: Duration::from_millis(2),
+            settle: Duration::from_millis(60),
             colours: [None; 7],
             frames_read: 0,
             read_time: Duration::ZERO,
@@ -307,6 +311,9 @@ impl<F: FrameSource> LiveTetris<F> {
     /// within `wait` (game over, or something covers the well).
     fn wait_piece(&mut self) -> Result<Option<Sighting>, BotError> {
         let start = Instant::now();
+        // A picture that does not fit the expectation but shows a piece
+        // alone, and since when it has been the same.
+        let mut alone: Option<((Vec<u32>, Cells), Instant)> = None;
         loop {
             let (read, preview, at) = self.read()?;
             if read.unsure.is_empty() {
@@ -317,6 +324,22 @@ impl<F: FrameSource> LiveTetris<F> {
                 };
                 if let Some((locked, active)) = split {
                     return Ok(Some((locked, active, read, preview, at)));
+                }
+                // The last piece landed elsewhere than planned: once the
+                // picture holds still (not an animation frame), go on from it.
+                match (self.split_alone(&rows), &alone) {
+                    (Some(now), Some((prev, since)))
+                        if now == *prev && since.elapsed() >= self.settle =>
+                    {
+                        tracing::warn!(
+                            "the last piece landed elsewhere: resynchronising from the picture"
+                        );
+                        self.expected = None;
+                        let (locked, active) = now;
+                        return Ok(Some((locked, active, read, preview, at)));
+                    }
+                    (Some(now), Some((prev, _))) if now == *prev => {}
+                    (now, _) => alone = now.map(|n| (n, at)),
                 }
                 if start.elapsed() >= self.wait {
                     if let Some((locked, active)) = self.split_alone(&rows) {
@@ -355,7 +378,13 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
                 falling: Vec::new(),
             });
         };
+        let t = Instant::now();
         self.wait_focus()?;
+        tracing::debug!(
+            "piece seen {:.1} ms after its frame was grabbed; focus check {:.1} ms",
+            at.elapsed().as_secs_f64() * 1e3,
+            t.elapsed().as_secs_f64() * 1e3
+        );
         let piece = identify(&active);
         if let Some(p) = piece {
             let (r, c) = active[0];

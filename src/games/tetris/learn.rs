@@ -178,33 +178,87 @@ impl RotationLearner {
     }
 }
 
+/// True when every position `script` passes through, from state `state`
+/// with its box at column `bx` and top row `top`, fits on `field` without a
+/// cell above the top row (games like Quadrapassel refuse such turns).
+fn stays_inside(
+    gen: &MoveGen,
+    field: &super::Field,
+    p: Piece,
+    (state, bx, top): (usize, i32, i32),
+    script: &super::Script,
+) -> bool {
+    let states = gen.shapes.of(p);
+    let fits = |s: usize, bx: i32| {
+        let st = &states[s];
+        let y = top - st.bottom as i32;
+        y + st.h as i32 <= field.height() as i32 && field.fits(st, bx + st.left as i32, y)
+    };
+    let (mut s, mut x) = (state, bx);
+    if !fits(s, x) {
+        return false;
+    }
+    for &k in script.keys() {
+        match k {
+            super::TetrisKey::Left => x -= 1,
+            super::TetrisKey::Right => x += 1,
+            super::TetrisKey::RotateCw => s = (s + 1) % states.len(),
+            super::TetrisKey::RotateCcw => s = (s + states.len() - 1) % states.len(),
+            super::TetrisKey::SonicDrop | super::TetrisKey::HardDrop => return true,
+        }
+        if !fits(s, x) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The key script that takes the piece now drawn at `cells` to rest on
 /// exactly `want` (both `(column, row from the bottom)`), under `gen`'s
-/// rotation states: the shortest over every reading of the cells as a state
-/// of `p`; `None` when no state of `p` draws `cells` or `want` is out of reach.
+/// rotation states, never putting a cell above the top row: the number of
+/// one-row soft drops to send first (turns near the top need room) and the
+/// shortest script after them, over every reading of the cells as a state
+/// of `p`; `None` when no state of `p` draws `cells` or `want` is out of
+/// reach within `max_down` soft drops.
 pub fn script_to(
     gen: &MoveGen,
     field: &super::Field,
     p: Piece,
     cells: &[(i32, i32)],
     want: &[(usize, usize)],
-) -> Option<super::Script> {
+    max_down: i32,
+) -> Option<(i32, super::Script)> {
     let mut want: Vec<(usize, usize)> = want.to_vec();
     want.sort_unstable();
-    let mut best: Option<super::Script> = None;
-    for (q, state, bx, top) in gen.shapes.identify(cells) {
-        if q != p {
-            continue;
-        }
-        for pl in gen.placements_from(field, p, state as usize, bx, top) {
-            let mut got = pl.cells(&gen.shapes).to_vec();
-            got.sort_unstable();
-            if got == want && best.as_ref().is_none_or(|b| pl.script.len() < b.len()) {
-                best = Some(pl.script);
+    let readings: Vec<_> = gen
+        .shapes
+        .identify(cells)
+        .into_iter()
+        .filter(|m| m.0 == p)
+        .collect();
+    for down in 0..=max_down {
+        let mut best: Option<super::Script> = None;
+        for &(_, state, bx, top) in &readings {
+            let start = (state as usize, bx, top - down);
+            if down > 0 && !stays_inside(gen, field, p, start, &super::Script::default()) {
+                continue;
+            }
+            for pl in gen.placements_from(field, p, start.0, bx, start.2) {
+                let mut got = pl.cells(&gen.shapes).to_vec();
+                got.sort_unstable();
+                if got == want
+                    && best.as_ref().is_none_or(|b| pl.script.len() < b.len())
+                    && stays_inside(gen, field, p, start, &pl.script)
+                {
+                    best = Some(pl.script);
+                }
             }
         }
+        if let Some(b) = best {
+            return Some((down, b));
+        }
     }
-    best
+    None
 }
 
 #[cfg(test)]
@@ -281,7 +335,8 @@ mod tests {
         // moved to the right wall, it rests on the floor at columns 8-9.
         let now = t_cycle()[0].clone();
         let want = [(8, 0), (8, 1), (8, 2), (9, 1)];
-        let script = script_to(&gen, &field, Piece::T, &now, &want).expect("reachable");
+        let (down, script) = script_to(&gen, &field, Piece::T, &now, &want, 0).expect("reachable");
+        assert_eq!(down, 0);
         let turns = script
             .keys()
             .iter()
@@ -295,6 +350,26 @@ mod tests {
         assert_eq!((turns, rights), (1, 4));
         assert_eq!(script.keys().last(), Some(&TetrisKey::HardDrop));
         // A cell set no state of T draws gives no script.
-        assert_eq!(script_to(&gen, &field, Piece::I, &now, &want), None);
+        assert_eq!(script_to(&gen, &field, Piece::I, &now, &want, 2), None);
+    }
+
+    #[test]
+    fn turns_that_need_room_above_wait_for_soft_drops() {
+        // The T of `t_cycle` nose down, raised to the top rows (18-19): any
+        // turn puts a cell in row 20, so one soft drop must come first.
+        let mut l = RotationLearner::new(RotationSystem::srs());
+        l.learn(Piece::T, &t_cycle()).expect("a cycle");
+        let gen = l.move_gen(10, 20).expect("a generator");
+        let field = Field::new(10, 20).expect("a field");
+        let now = shift(&t_cycle()[2], 0, 2);
+        let want = [(8, 0), (8, 1), (8, 2), (9, 1)];
+        assert_eq!(script_to(&gen, &field, Piece::T, &now, &want, 0), None);
+        let (down, script) = script_to(&gen, &field, Piece::T, &now, &want, 2).expect("reachable");
+        // Three turns (down, left, up, right), four steps right, the drop.
+        assert_eq!((down, script.len()), (1, 8));
+        // Without a turn nothing waits.
+        let flat = [(7, 1), (8, 1), (9, 1), (8, 0)];
+        let (down, _) = script_to(&gen, &field, Piece::T, &now, &flat, 2).expect("reachable");
+        assert_eq!(down, 0);
     }
 }
