@@ -235,7 +235,7 @@ impl<F: FrameSource> LiveTetris<F> {
             view_locked: None,
             wait: Duration::from_secs(3),
             poll: Duration::from_millis(2),
-            settle: Duration::from_millis(60),
+            settle: Duration::from_millis(100),
             colours: [None; 7],
             frames_read: 0,
             read_time: Duration::ZERO,
@@ -316,8 +316,11 @@ impl<F: FrameSource> LiveTetris<F> {
         let mut alone: Option<((Vec<u32>, Cells), Instant)> = None;
         loop {
             let (read, preview, at) = self.read()?;
-            if read.unsure.is_empty() {
-                let rows = read.row_masks();
+            let rows = read.row_masks();
+            // A full row on screen is a line being cleared: the game has
+            // already moved on, the picture has not yet.
+            let full = (1u32 << self.layout.cols) - 1;
+            if read.unsure.is_empty() && !rows.contains(&full) {
                 let split = match &self.expected {
                     Some(e) => self.split_expected(&rows, e),
                     None => self.split_alone(&rows),
