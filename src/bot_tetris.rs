@@ -20,8 +20,12 @@ use serde::Serialize;
 use crate::act::{self, CellToScreen, Move, Timing};
 use crate::board::Cell;
 use crate::bot::{BotError, INTERRUPTED};
-use crate::games::tetris::learn::{same_cells, script_to, symmetric, RotationLearner};
-use crate::games::tetris::{Field, KeyMap, MoveGen, Piece, Player, RotationSystem, TetrisError};
+use crate::games::tetris::learn::{
+    cells_at, readings, same_cells, script_from, symmetric, RotationLearner,
+};
+use crate::games::tetris::{
+    Field, KeyMap, MoveGen, Piece, Player, RotationSystem, Script, TetrisError, TetrisKey,
+};
 use crate::platform::{InputSink, PlatformError, SafeInput};
 
 /// What a Tetris screen shows.
@@ -403,23 +407,48 @@ fn play_live<S: TetrisScreen, I: InputSink>(
         }
     }
     let t = Instant::now();
-    let script = match &live.gen {
-        Some(g) if live.learner.is_learned(piece) && !now.is_empty() => {
-            script_to(g, &view.field, piece, &now, want, 3)
+    let gen = match &live.gen {
+        Some(g) if live.learner.is_learned(piece) && !now.is_empty() => g,
+        _ => {
+            correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
+            input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
+            return Ok(false);
         }
-        _ => None,
     };
-    if let Some((down, script)) = script {
+    let field = &view.field;
+    let options: Vec<_> = readings(gen, piece, &now)
+        .into_iter()
+        .filter_map(|r| Some((r, script_from(gen, field, piece, r, want, 3)?)))
+        .collect();
+    let Some((from, (down, script))) = options
+        .iter()
+        .min_by_key(|(_, (down, s))| (*down, s.len()))
+        .cloned()
+    else {
+        correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
+        input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
+        return Ok(false);
+    };
+    let turns = script
+        .keys()
+        .iter()
+        .any(|&k| matches!(k, TetrisKey::RotateCw | TetrisKey::RotateCcw));
+    let ambiguous = readings(gen, piece, &now).len() > 1 && turns;
+    let soft = act::Step {
+        delay: timing_gap(timing),
+        event: act::InputEvent::Tap(cfg.keys.soft_drop),
+    };
+    let keys_of = |script: &Script, down: i32| -> Result<Vec<act::Step>, BotError> {
         let mv = cfg
             .keys
-            .to_move(&script)
+            .to_move(script)
             .map_err(|k| BotError::Tetris(TetrisError::NoKey(k)))?;
         let mut steps = act::plan_move(&mv, &NoGeometry, timing).steps;
-        let soft = act::Step {
-            delay: timing_gap(timing),
-            event: act::InputEvent::Tap(cfg.keys.soft_drop),
-        };
         steps.splice(0..0, std::iter::repeat_n(soft, down as usize));
+        Ok(steps)
+    };
+    if !ambiguous {
+        let steps = keys_of(&script, down)?;
         let planned = t.elapsed();
         send_steps(input, &steps)?;
         tracing::debug!(
@@ -429,6 +458,30 @@ fn play_live<S: TetrisScreen, I: InputSink>(
             (t.elapsed() - planned).as_secs_f64() * 1e3
         );
         return Ok(scripted);
+    }
+    // The picture fits several states (S and Z in Quadrapassel draw the same
+    // cells from two box positions) and they turn to different places: turn
+    // once, look, and plan from the state the turn showed.
+    let n = gen.shapes.of(piece).len();
+    let mut first = vec![soft; down as usize];
+    first.push(act::Step {
+        delay: timing_gap(timing),
+        event: act::InputEvent::Tap(
+            cfg.keys
+                .rotate_cw
+                .ok_or(BotError::Tetris(TetrisError::NoKey(TetrisKey::RotateCw)))?,
+        ),
+    });
+    send_steps(input, &first)?;
+    let seen = screen.falling()?.map(|c| as_i32(&c)).unwrap_or_default();
+    let after = readings(gen, piece, &now)
+        .into_iter()
+        .map(|(s, bx, top)| ((s + 1) % n, bx, top - down))
+        .find(|&r| same_cells(&cells_at(gen, piece, r), &seen));
+    tracing::debug!("{piece:?} read as {from:?}; after a turn {after:?}");
+    if let Some((down, script)) = after.and_then(|r| script_from(gen, field, piece, r, want, 3)) {
+        send_steps(input, &keys_of(&script, down)?)?;
+        return Ok(false);
     }
     correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
     input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;

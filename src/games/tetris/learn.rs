@@ -213,13 +213,72 @@ fn stays_inside(
     true
 }
 
-/// The key script that takes the piece now drawn at `cells` to rest on
-/// exactly `want` (both `(column, row from the bottom)`), under `gen`'s
-/// rotation states, never putting a cell above the top row: the number of
-/// one-row soft drops to send first (turns near the top need room) and the
-/// shortest script after them, over every reading of the cells as a state
-/// of `p`; `None` when no state of `p` draws `cells` or `want` is out of
-/// reach within `max_down` soft drops.
+/// Every reading of `cells` as a state of `p`: `(state, box column, box top row)`.
+pub fn readings(gen: &MoveGen, p: Piece, cells: &[(i32, i32)]) -> Vec<(usize, i32, i32)> {
+    gen.shapes
+        .identify(cells)
+        .into_iter()
+        .filter(|m| m.0 == p)
+        .map(|(_, s, bx, top)| (s as usize, bx, top))
+        .collect()
+}
+
+/// The cells `p` draws in state `state` with its box at `(bx, top)`.
+pub fn cells_at(gen: &MoveGen, p: Piece, (state, bx, top): (usize, i32, i32)) -> Cells {
+    let Some(st) = gen.shapes.of(p).get(state) else {
+        return Vec::new();
+    };
+    let (x, y) = (bx + st.left as i32, top - st.bottom as i32);
+    sorted(
+        &st.cells()
+            .map(|(dx, dy)| (x + dx as i32, y + dy as i32))
+            .collect::<Cells>(),
+    )
+}
+
+/// The key script from the piece `p` in state `from = (state, box column,
+/// box top row)` to rest on exactly `want` (`(column, row from the
+/// bottom)`) under `gen`'s rotation states, never putting a cell above the
+/// top row: the number of one-row soft drops to send first (turns near the
+/// top need room) and the shortest script after them; `None` when `want` is
+/// out of reach within `max_down` soft drops.
+pub fn script_from(
+    gen: &MoveGen,
+    field: &super::Field,
+    p: Piece,
+    from: (usize, i32, i32),
+    want: &[(usize, usize)],
+    max_down: i32,
+) -> Option<(i32, super::Script)> {
+    let mut want: Vec<(usize, usize)> = want.to_vec();
+    want.sort_unstable();
+    let (state, bx, top) = from;
+    for down in 0..=max_down {
+        let start = (state, bx, top - down);
+        if !stays_inside(gen, field, p, start, &super::Script::default()) {
+            continue;
+        }
+        let mut best: Option<super::Script> = None;
+        for pl in gen.placements_from(field, p, state, bx, start.2) {
+            let mut got = pl.cells(&gen.shapes).to_vec();
+            got.sort_unstable();
+            if got == want
+                && best.as_ref().is_none_or(|b| pl.script.len() < b.len())
+                && stays_inside(gen, field, p, start, &pl.script)
+            {
+                best = Some(pl.script);
+            }
+        }
+        if let Some(b) = best {
+            return Some((down, b));
+        }
+    }
+    None
+}
+
+/// [`script_from`] for the piece drawn at `cells`, over every reading of
+/// them as a state of `p` (the shortest); `None` when no state of `p` draws
+/// `cells` or `want` is out of reach.
 pub fn script_to(
     gen: &MoveGen,
     field: &super::Field,
@@ -228,37 +287,10 @@ pub fn script_to(
     want: &[(usize, usize)],
     max_down: i32,
 ) -> Option<(i32, super::Script)> {
-    let mut want: Vec<(usize, usize)> = want.to_vec();
-    want.sort_unstable();
-    let readings: Vec<_> = gen
-        .shapes
-        .identify(cells)
+    readings(gen, p, cells)
         .into_iter()
-        .filter(|m| m.0 == p)
-        .collect();
-    for down in 0..=max_down {
-        let mut best: Option<super::Script> = None;
-        for &(_, state, bx, top) in &readings {
-            let start = (state as usize, bx, top - down);
-            if down > 0 && !stays_inside(gen, field, p, start, &super::Script::default()) {
-                continue;
-            }
-            for pl in gen.placements_from(field, p, start.0, bx, start.2) {
-                let mut got = pl.cells(&gen.shapes).to_vec();
-                got.sort_unstable();
-                if got == want
-                    && best.as_ref().is_none_or(|b| pl.script.len() < b.len())
-                    && stays_inside(gen, field, p, start, &pl.script)
-                {
-                    best = Some(pl.script);
-                }
-            }
-        }
-        if let Some(b) = best {
-            return Some((down, b));
-        }
-    }
-    None
+        .filter_map(|r| script_from(gen, field, p, r, want, max_down))
+        .min_by_key(|(down, s)| (*down, s.len()))
 }
 
 #[cfg(test)]
