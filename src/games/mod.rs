@@ -7,6 +7,7 @@
 
 pub mod collapse;
 pub mod match3;
+pub mod pad;
 pub mod tetris;
 
 use serde::Serialize;
