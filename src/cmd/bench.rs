@@ -18,7 +18,7 @@ use gridbot::games;
 #[derive(Args)]
 pub struct BenchArgs {
     /// Game: popstar, samegame, tetris, chips (the pentomino exact-cover puzzles),
-    /// or match3 / gweled (the exact swap planner).
+    /// match3 / gweled (the exact swap planner), or pad (orb-drag paths).
     game: String,
     /// popstar/samegame: file with one board text a line.
     #[arg(long)]
@@ -49,6 +49,8 @@ pub struct BenchArgs {
     json: bool,
     #[command(flatten)]
     tetris: super::bench_tetris::TetrisBenchArgs,
+    #[command(flatten)]
+    pad: super::bench_pad::PadArgs,
     /// Match-3: swaps to plan (X, default 3); the search is exact, without a time budget.
     #[arg(long)]
     swaps: Option<usize>,
@@ -103,6 +105,18 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     }
     if a.game == "chips" {
         return run_chips(&a);
+    }
+    if a.game == "pad" {
+        let Some(boards_file) = &a.boards else {
+            anyhow::bail!("bench pad needs --boards FILE");
+        };
+        return super::bench_pad::run(
+            &a.pad.game()?,
+            boards_file,
+            a.limit,
+            &a.search.budget(),
+            a.json,
+        );
     }
     let match3 = super::bench_match3::game(&a.game, a.swaps, a.scoring.as_deref())?;
     let Some(boards_file) = &a.boards else {

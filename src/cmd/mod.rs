@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_match3;
+pub mod bench_pad;
 pub mod bench_tetris;
 pub mod chips;
 pub mod play;

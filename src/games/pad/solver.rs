@@ -328,6 +328,39 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     }
 }
 
+/// Anytime search under `stop`: beams of growing width (`first`, then four
+/// times wider each time) until the ceiling is reached or the budget ends;
+/// the best path over all of them (ties: the shorter).
+pub fn solve_anytime(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    first: usize,
+    stop: &dyn Stop,
+) -> PadSolution {
+    let mut width = first.max(1);
+    let mut best: Option<PadSolution> = None;
+    let mut nodes = 0;
+    loop {
+        let s = solve(g, orbs, &PadParams { width, ..p.clone() }, stop);
+        nodes += s.nodes;
+        let better = best.as_ref().is_none_or(|b| {
+            s.value > b.value || (s.value == b.value && s.path.len() < b.path.len())
+        });
+        let done = s.combos >= s.max_combos && matches!(p.objective, Objective::Combos);
+        if better {
+            best = Some(s);
+        }
+        if done || stop.should_stop() || width >= p.width {
+            break;
+        }
+        width = (width * 4).min(p.width);
+    }
+    let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
+    b.nodes = nodes;
+    b
+}
+
 /// How promising the orbs left after a resolution are: the combos they
 /// could still make, and same-coloured neighbours (pairs on the way to a
 /// line of three).
