@@ -74,6 +74,12 @@ impl Geometry {
         self.rows * self.cols
     }
 
+    /// Cells two columns from the right edge or more (where `x.x` can start).
+    #[inline]
+    pub fn gap_h(&self) -> u64 {
+        self.h_start
+    }
+
     /// Cells with a right neighbour (where a horizontal pair can start).
     #[inline]
     pub fn pair_h(&self) -> u64 {
