@@ -87,7 +87,7 @@ pub struct Solution {
 /// Errors of the rules and solvers.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum GameError {
-    #[error("unknown game {0:?} (known: popstar, samegame, match3, gweled)")]
+    #[error("unknown game {0:?} (known: popstar, samegame, match3, gweled, pad)")]
     UnknownGame(String),
     #[error("board has {0} unread cells; refusing to act on it")]
     Unread(usize),
@@ -138,6 +138,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn Game>, GameError> {
         "gweled" => Ok(Box::new(
             match3::Match3::new().with_scoring(match3::Scoring::gweled(1)),
         )),
+        "pad" => Ok(Box::new(pad::Pad::default())),
         _ => Err(GameError::UnknownGame(name.to_string())),
     }
 }

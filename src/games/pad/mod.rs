@@ -117,3 +117,31 @@ impl Game for Pad {
         0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apply_checks_steps_and_counts_combos() {
+        let b: Board = "001/120/213".parse().expect("a board");
+        let pad = Pad::default();
+        // The 0 at (1,2) moves up: 000 in the top row.
+        let up = Move::Drag(vec![Cell::new(1, 2), Cell::new(0, 2)]);
+        let (after, combos) = pad.apply(&b, &up).expect("legal");
+        assert_eq!((after.to_string(), combos), (".../121/213".to_string(), 1));
+        // A diagonal step needs --diagonals.
+        let diag = Move::Drag(vec![Cell::new(1, 1), Cell::new(0, 0)]);
+        assert!(pad.apply(&b, &diag).is_err());
+        let pad8 = Pad {
+            params: PadParams {
+                diagonals: true,
+                ..PadParams::default()
+            },
+        };
+        assert!(pad8.apply(&b, &diag).is_ok());
+        // Not a neighbour.
+        let jump = Move::Drag(vec![Cell::new(0, 0), Cell::new(2, 2)]);
+        assert!(pad8.apply(&b, &jump).is_err());
+    }
+}
