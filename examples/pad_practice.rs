@@ -30,9 +30,9 @@ type Error = Box<dyn std::error::Error>;
 
 /// Fire, water, wood, light, dark, heal, jammer, poison.
 const COLOURS: [u32; 8] = [
-    0xe0_3c_31, 0x2f_7d_e1, 0x3c_b8_4a, 0xf2_d0_3b, 0x9b_4d_ca, 0xf0_7c_c0, 0x8c_8c_8c, 0x5b_2a_6e,
+    0xe03c31, 0x2f7de1, 0x3cb84a, 0xf2d03b, 0x9b4dca, 0xf07cc0, 0x8c8c8c, 0x5b2a6e,
 ];
-const BACKGROUND: u32 = 0x20_1a_16;
+const BACKGROUND: u32 = 0x201a16;
 
 struct Args {
     board: Option<String>,
