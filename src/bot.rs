@@ -498,7 +498,8 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
                 sum.final_board = after.to_string();
                 break;
             }
-            expected = Some(after);
+            // Unknown refill (orb-drag): nothing to check the next board against.
+            expected = (!self.game.refills()).then_some(after);
             prev = Some(board);
             pending_reward = reward;
         }

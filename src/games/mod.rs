@@ -123,6 +123,13 @@ pub trait Game: Send + Sync {
     fn is_over(&self, board: &Board) -> bool;
     /// Points added when the game ends on `board`.
     fn final_bonus(&self, board: &Board) -> i64;
+
+    /// True when new pieces the rules cannot predict come in after a move
+    /// (orb-drag refills from above): the loop then does not check the
+    /// board after a move against the prediction.
+    fn refills(&self) -> bool {
+        false
+    }
 }
 
 /// The game behind a `--game` name.

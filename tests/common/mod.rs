@@ -393,7 +393,19 @@ impl XSession {
         min_w: u32,
         min_h: u32,
     ) -> Result<WindowInfo, String> {
-        self.spawn(name, Command::new(prog))?;
+        self.launch_cmd(name, Command::new(prog), title, min_w, min_h)
+    }
+
+    /// [`XSession::launch`] for a prepared command (arguments, environment).
+    pub fn launch_cmd(
+        &mut self,
+        name: &'static str,
+        cmd: Command,
+        title: &str,
+        min_w: u32,
+        min_h: u32,
+    ) -> Result<WindowInfo, String> {
+        self.spawn(name, cmd)?;
         let win = self
             .wait_until(
                 &format!("the {title} window"),

@@ -116,6 +116,10 @@ impl Game for Pad {
     fn final_bonus(&self, _board: &Board) -> i64 {
         0
     }
+
+    fn refills(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
