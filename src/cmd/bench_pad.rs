@@ -25,6 +25,16 @@ pub struct PadArgs {
     pub objective: String,
 }
 
+impl Default for PadArgs {
+    fn default() -> Self {
+        PadArgs {
+            max_path: 40,
+            diagonals: false,
+            objective: "combos".into(),
+        }
+    }
+}
+
 impl PadArgs {
     pub fn game(&self) -> anyhow::Result<Pad> {
         let objective = Objective::preset(&self.objective).ok_or_else(|| {

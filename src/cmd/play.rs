@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use gridbot::act::Move;
+use gridbot::act::{Move, Timing};
 use gridbot::board::{Board, Cell};
 use gridbot::bot::{Bot, BotConfig, MoveReport, INTERRUPTED};
 use gridbot::games::{self, collapse::Scoring};
@@ -100,6 +100,15 @@ pub struct PlayArgs {
     /// Match-3 simulator: games to play (seeds --seed, --seed + 1, ...).
     #[arg(long, default_value_t = 1)]
     games: usize,
+    #[command(flatten)]
+    pad: super::bench_pad::PadArgs,
+    /// Orb-drag: the game's time for one drag; paths are capped so that the
+    /// whole drag (press, a dwell per cell, release) fits in it.
+    #[arg(long, default_value_t = 4000)]
+    move_time_ms: u64,
+    /// Orb-drag: time the pointer takes per cell of the path.
+    #[arg(long, default_value_t = 60)]
+    dwell_ms: u64,
 }
 
 impl PlayArgs {
@@ -132,6 +141,9 @@ impl PlayArgs {
             policy: "expected".into(),
             scoring: None,
             games: 1,
+            pad: super::bench_pad::PadArgs::default(),
+            move_time_ms: 4000,
+            dwell_ms: 60,
         }
     }
 }
@@ -170,8 +182,36 @@ fn config(a: &PlayArgs, sim: bool) -> BotConfig {
         } else {
             BotConfig::default().after_move
         },
+        timing: Timing {
+            drag_dwell_ms: a.dwell_ms,
+            ..Timing::default()
+        },
         ..BotConfig::default()
     }
+}
+
+/// The orb-drag game of `play`: the `--max-path` asked for, capped so the
+/// drag fits `--move-time-ms` at `--dwell-ms` a cell.
+fn pad_game(a: &PlayArgs) -> anyhow::Result<games::pad::Pad> {
+    let mut pad = a.pad.game()?;
+    let t = Timing::default();
+    // Press after settling, one dwell per step, one more before the release.
+    let spare = a
+        .move_time_ms
+        .saturating_sub(t.settle_pointer_ms + a.dwell_ms);
+    let fits = (spare / a.dwell_ms.max(1)) as usize;
+    if fits == 0 {
+        bail!(
+            "--move-time-ms {} leaves no time for a step at --dwell-ms {}",
+            a.move_time_ms,
+            a.dwell_ms
+        );
+    }
+    if fits < pad.params.max_path {
+        tracing::info!("paths capped at {fits} steps to fit the move time");
+        pad.params.max_path = fits;
+    }
+    Ok(pad)
 }
 
 fn play<F: FrameSource, S: InputSink>(
@@ -259,7 +299,14 @@ pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
     if let Some(g) = super::bench_match3::game(&a.game, None, a.scoring.as_deref())? {
         return run_match3(&a, &g);
     }
-    let game = games::by_name(&a.game)?;
+    if a.game == "pad" && a.window.is_none() {
+        bail!("play --game pad needs --window TITLE: there is no orb-drag simulator yet (the practice window `cargo run --example pad_practice` is a real one)");
+    }
+    let game: Box<dyn games::Game> = if a.game == "pad" {
+        Box::new(pad_game(&a)?)
+    } else {
+        games::by_name(&a.game)?
+    };
     // Ctrl-C: the loop stops at its next check and releases held buttons.
     if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
         tracing::warn!("cannot catch Ctrl-C: {e}");
