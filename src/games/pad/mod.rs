@@ -50,7 +50,17 @@ impl Pad {
                 },
                 budget.stop,
             ),
-            None => solve_anytime(&g, &o, &self.params, 200, budget.stop),
+            // The clock decides how wide the beam gets.
+            None => solve_anytime(
+                &g,
+                &o,
+                &PadParams {
+                    width: 1 << 17,
+                    ..self.params.clone()
+                },
+                200,
+                budget.stop,
+            ),
         })
     }
 }

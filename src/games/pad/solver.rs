@@ -226,7 +226,8 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     let dirs = if p.diagonals { 8 } else { 4 };
     let n = g.cells();
     // Path arena: (parent index, cell).
-    let mut arena: Vec<(u32, u8)> = Vec::with_capacity(p.width.max(1) * (p.max_path + 1) + n);
+    let mut arena: Vec<(u32, u8)> =
+        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path + 1) + n);
     let mut nodes = 0u64;
     let base_hash = keys.board(orbs, g);
     let mut beam: Vec<Node> = (0..n)
@@ -329,8 +330,9 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
 }
 
 /// Anytime search under `stop`: beams of growing width (`first`, then four
-/// times wider each time) until the ceiling is reached or the budget ends;
-/// the best path over all of them (ties: the shorter).
+/// times wider each time, at most `p.width`) until the ceiling is reached or
+/// the budget ends; once at the ceiling, the rest of the budget goes to
+/// shorter paths. The best path over all of them (ties: the shorter).
 pub fn solve_anytime(
     g: &Geometry,
     orbs: &Orbs,
@@ -351,10 +353,31 @@ pub fn solve_anytime(
         if better {
             best = Some(s);
         }
-        if done || stop.should_stop() || width >= p.width {
+        if done {
+            // The ceiling is reached: spend what is left of the budget on
+            // shorter paths to it (same width, one step less each time).
+            while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
+                if stop.should_stop() {
+                    break;
+                }
+                let shorter = PadParams {
+                    width,
+                    max_path: b.path.len() - 2,
+                    ..p.clone()
+                };
+                let s = solve(g, orbs, &shorter, stop);
+                nodes += s.nodes;
+                if s.combos < s.max_combos {
+                    break;
+                }
+                best = Some(s);
+            }
             break;
         }
-        width = (width * 4).min(p.width);
+        if stop.should_stop() || width >= p.width {
+            break;
+        }
+        width = width.saturating_mul(4).min(p.width);
     }
     let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
     b.nodes = nodes;
