@@ -100,6 +100,9 @@ pub struct PlayArgs {
     /// Match-3 simulator: games to play (seeds --seed, --seed + 1, ...).
     #[arg(long, default_value_t = 1)]
     games: usize,
+    /// Match-3: how a swap is sent: clicks (one gem, then its neighbour) or drag.
+    #[arg(long, default_value = "clicks")]
+    swap_input: String,
 }
 
 impl PlayArgs {
@@ -132,6 +135,7 @@ impl PlayArgs {
             policy: "expected".into(),
             scoring: None,
             games: 1,
+            swap_input: "clicks".into(),
         }
     }
 }
@@ -230,11 +234,25 @@ fn draw_plan<F: FrameSource>(
 
 /// Match-3 games take their own loop (see `play_match3`).
 fn run_match3(a: &PlayArgs, game: &games::match3::Match3) -> anyhow::Result<i32> {
+    if let Some(title) = &a.window {
+        if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
+            tracing::warn!("cannot catch Ctrl-C: {e}");
+        }
+        return super::play_match3::run_window(&super::play_match3::WindowArgs {
+            game: a.game.clone(),
+            title: title.clone(),
+            calibration: a.calibration.clone(),
+            scoring: game.scoring,
+            policy: games::match3::Policy::preset(&a.policy)?,
+            moves: a.moves,
+            settle_ms: a.settle_ms,
+            swap_input: a.swap_input.clone(),
+            dry_run: a.dry_run,
+            json: a.json,
+        });
+    }
     if !a.sim {
-        bail!(
-            "--game {} plays only --sim for now (Gweled screen reading is issue 6 item 4)",
-            a.game
-        );
+        bail!("--game {} needs --window TITLE or --sim", a.game);
     }
     super::play_match3::run(&super::play_match3::SimArgs {
         scoring: game.scoring,

@@ -1,0 +1,259 @@
+//! End to end against the real Gweled under Xvfb: `gridbot play --game
+//! gweled --window Gweled` plays 50 swaps of an Endless game (no level-ups:
+//! Endless has no bonus round that deletes random gems), and every swap is
+//! checked from the outside:
+//!
+//! - every swap is legal and the board the bot read next is what the rules
+//!   predict on every cell they know (only refilled cells are free), or a
+//!   refill cascade explains the difference;
+//! - each move's "seen" board is the next move's "board" (one reading chain);
+//! - every pointer point lies inside the game window;
+//! - at the end the game is quit with "save the current game? Yes", and the
+//!   board and score Gweled saved are compared with the bot's last reading
+//!   and with Gweled's rules on the bot's swaps.
+//!
+//! Skips (with a SKIP line) only when Xvfb, openbox, dbus or Gweled are missing.
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const SWAPS: usize = 50;
+
+/// A child process in its own group, killed (group and all) when dropped.
+struct Guarded(Child);
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.0.id())])
+                .status();
+            let _ = self.0.kill();
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `cmd` with a time limit; returns (success, stdout, stderr).
+fn run_with_timeout(mut cmd: Command, limit: Duration) -> Result<(bool, String, String), String> {
+    let child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    let mut g = Guarded(child);
+    let mut out = g.0.stdout.take().ok_or("no stdout pipe")?;
+    let mut err = g.0.stderr.take().ok_or("no stderr pipe")?;
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let until = Instant::now() + limit;
+    let ok = loop {
+        match g.0.try_wait() {
+            Ok(Some(st)) => break st.success(),
+            Ok(None) if Instant::now() > until => {
+                drop(g);
+                let stderr = t_err.join().unwrap_or_default();
+                return Err(format!("timed out after {limit:?}; stderr tail: {}", tail(&stderr, 15)));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(format!("waiting for the child: {e}")),
+        }
+    };
+    Ok((ok, t_out.join().unwrap_or_default(), t_err.join().unwrap_or_default()))
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Starts a session with Gweled on an Endless game, or says why not.
+fn gweled_or_skip(test: &str) -> Option<(XSession, WindowInfo)> {
+    if let Some(tool) = missing_tool() {
+        eprintln!("SKIP {test}: {tool} is not installed (needs xvfb, openbox, dbus, x11-utils)");
+        return None;
+    }
+    for need in ["/usr/games/gweled", "xdotool"] {
+        if !have_program(need) {
+            eprintln!("SKIP {test}: {need} is not installed (scripts/deps.sh --e2e)");
+            return None;
+        }
+    }
+    let mut s = XSession::start().unwrap_or_else(|e| panic!("{test}: cannot start the X session: {e}"));
+    let win = s
+        .launch_gweled()
+        .unwrap_or_else(|e| panic!("{test}: cannot start Gweled: {e}"));
+    s.gweled_start(&win, GweledMode::Endless)
+        .unwrap_or_else(|e| panic!("{test}: cannot start a game: {e}"));
+    Some((s, win))
+}
+
+fn cells(v: &serde_json::Value) -> Vec<[i64; 2]> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| Some([p.get(0)?.as_i64()?, p.get(1)?.as_i64()?]))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn gridbot_plays_50_gweled_swaps() {
+    let test = "gridbot_plays_50_gweled_swaps";
+    let Some((mut s, win)) = gweled_or_skip(test) else {
+        return;
+    };
+    let mut cmd = s.command(env!("CARGO_BIN_EXE_gridbot"));
+    cmd.args(["play", "--game", "gweled", "--window", "Gweled", "--json"])
+        .args(["--moves", &SWAPS.to_string()])
+        .env("RUST_LOG", "info");
+    let (ok, stdout, stderr) =
+        run_with_timeout(cmd, Duration::from_secs(240)).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let (last, moves) = lines
+        .split_last()
+        .unwrap_or_else(|| panic!("gridbot printed nothing; stderr:\n{}", tail(&stderr, 20)));
+    let summary = last
+        .get("summary")
+        .unwrap_or_else(|| panic!("last line is not a summary: {last}"));
+    eprintln!("{test}: {summary}");
+    let num = |k: &str| summary.get(k).and_then(|v| v.as_i64()).unwrap_or(-1);
+    let mut problems: Vec<String> = Vec::new();
+    if !ok {
+        problems.push(format!("gridbot failed; stderr tail:\n{}", tail(&stderr, 20)));
+    }
+    if moves.len() != SWAPS || num("moves") != SWAPS as i64 {
+        problems.push(format!(
+            "{} move lines, summary moves {}, wanted {SWAPS}",
+            moves.len(),
+            num("moves")
+        ));
+    }
+    let mut cascades = 0;
+    for (i, m) in moves.iter().enumerate() {
+        let verdict = m.get("verdict").and_then(|v| v.as_str()).unwrap_or("");
+        match verdict {
+            "exact" => {}
+            "refill-cascade" => cascades += 1,
+            _ => problems.push(format!(
+                "swap {i}: {verdict}: read {} swapped {} expected {} seen {} (cells {})",
+                m["board"], m["swap"], m["expected"], m["seen"], m["mismatched"]
+            )),
+        }
+        // One reading chain: what was seen after a swap is what the next starts from.
+        if let Some(next) = moves.get(i + 1) {
+            if m["seen"] != next["board"] {
+                problems.push(format!("swap {i}: seen {} but swap {} read {}", m["seen"], i + 1, next["board"]));
+            }
+        }
+        // Input only inside the game window.
+        let w = &m["window"];
+        let (x, y, ww, wh) = (
+            w["x"].as_i64().unwrap_or(-1),
+            w["y"].as_i64().unwrap_or(-1),
+            w["w"].as_i64().unwrap_or(0),
+            w["h"].as_i64().unwrap_or(0),
+        );
+        let pts = cells(&m["points"]);
+        if pts.len() < 2 {
+            problems.push(format!("swap {i}: {} pointer points", pts.len()));
+        }
+        for [px, py] in pts {
+            if px < x || py < y || px >= x + ww || py >= y + wh {
+                problems.push(format!("swap {i}: point ({px},{py}) outside the window {w}"));
+            }
+        }
+        if (x, y, ww as u32, wh as u32) != (win.x as i64, win.y as i64, win.w, win.h) {
+            problems.push(format!("swap {i}: window {w}, the test saw {win:?}"));
+        }
+    }
+    // The frozen cells (below every clear) only change in a refill cascade.
+    if num("mismatches") != 0 || num("illegal") != 0 {
+        problems.push(format!("summary: {} mismatches, {} illegal", num("mismatches"), num("illegal")));
+    }
+
+    // Gweled's own record: quit, save, read the saved game.
+    match s.gweled_quit_and_read_saved() {
+        Ok(saved) => {
+            let last_seen = moves
+                .last()
+                .and_then(|m| m["seen"].as_str())
+                .unwrap_or("")
+                .to_string();
+            if !same_up_to_colours(&last_seen, &saved.board_text()) {
+                problems.push(format!(
+                    "gridbot's last reading {last_seen} is not Gweled's saved board {}",
+                    saved.board_text()
+                ));
+            }
+            let model = num("gweled_score");
+            if cascades == 0 && saved.score != model {
+                problems.push(format!("Gweled scored {}, its rules on the swaps give {model}", saved.score));
+            }
+            if saved.score < model {
+                problems.push(format!("Gweled scored {} < {model}, the model's lower bound", saved.score));
+            }
+            eprintln!(
+                "{test}: Gweled's score {} (model without refill lines {model}, {cascades} refill cascades)",
+                saved.score
+            );
+        }
+        Err(e) => problems.push(format!("reading Gweled's saved game: {e}")),
+    }
+    assert!(
+        problems.is_empty(),
+        "{test}: {} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// The same board up to a renaming of colours (the bot's palette indices are
+/// not Gweled's gem numbers): a bijection must map one onto the other.
+fn same_up_to_colours(a: &str, b: &str) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut fwd = std::collections::HashMap::new();
+    let mut back = std::collections::HashMap::new();
+    a.chars().zip(b.chars()).all(|(x, y)| {
+        if x == '/' || y == '/' {
+            return x == y;
+        }
+        *fwd.entry(x).or_insert(y) == y && *back.entry(y).or_insert(x) == x
+    })
+}
+
+#[test]
+fn colour_renaming_is_a_bijection() {
+    assert!(same_up_to_colours("01/10", "45/54"));
+    assert!(!same_up_to_colours("01/10", "44/54"));
+    assert!(!same_up_to_colours("00/10", "45/54"));
+}
+
+#[allow(dead_code)]
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
