@@ -171,6 +171,10 @@ pub struct SwapReport {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Match3Summary {
     pub moves: usize,
+    /// Points of the swaps the game took, by the game's rules when known
+    /// (Gweled) else the scoring given, without refill lines: a lower bound
+    /// of the in-game score.
+    pub score: i64,
     /// Points the model predicted (no refill, the scoring given).
     pub predicted_score: i64,
     /// Sum of [`SwapReport::gweled_points`] over the swaps the game took: the
@@ -422,6 +426,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
             }
             if v != Verdict::Illegal {
                 sum.cleared += chk.cleared;
+                sum.score += report_line.gweled_points.unwrap_or(c.immediate);
                 if let Some(p) = report_line.gweled_points {
                     *sum.gweled_score.get_or_insert(0) += p;
                 }

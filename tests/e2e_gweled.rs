@@ -9,8 +9,9 @@
 //! - each move's "seen" board is the next move's "board" (one reading chain);
 //! - every pointer point lies inside the game window;
 //! - at the end the game is quit with "save the current game? Yes", and the
-//!   board and score Gweled saved are compared with the bot's last reading
-//!   and with Gweled's rules on the bot's swaps.
+//!   board Gweled saved must be the bot's last reading (up to colour
+//!   numbering); its score and gem count must be at least what Gweled's
+//!   rules give for the bot's swaps without refill lines.
 //!
 //! Skips (with a SKIP line) only when Xvfb, openbox, dbus or Gweled are missing.
 
@@ -208,12 +209,20 @@ fn gridbot_plays_50_gweled_swaps() {
                     saved.board_text()
                 ));
             }
+            // Refilled gems that make lines score too, unseen by the model
+            // (a line of refilled gems only changes no known cell), so the
+            // model's count is a lower bound of the game's, and so is the
+            // number of gems it saw cleared.
             let model = num("gweled_score");
-            if cascades == 0 && saved.score != model {
-                problems.push(format!("Gweled scored {}, its rules on the swaps give {model}", saved.score));
+            if saved.score < model || model <= 0 {
+                problems.push(format!("Gweled scored {}, the model's lower bound is {model}", saved.score));
             }
-            if saved.score < model {
-                problems.push(format!("Gweled scored {} < {model}, the model's lower bound", saved.score));
+            if saved.removed < num("cleared") {
+                problems.push(format!(
+                    "Gweled removed {} gems, the model saw {} cleared",
+                    saved.removed,
+                    num("cleared")
+                ));
             }
             eprintln!(
                 "{test}: Gweled's score {} (model without refill lines {model}, {cascades} refill cascades)",
@@ -253,7 +262,110 @@ fn colour_renaming_is_a_bijection() {
     assert!(!same_up_to_colours("00/10", "45/54"));
 }
 
-#[allow(dead_code)]
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Records `fixtures/gweled/{start,played}.png` and their labels: the board
+/// read with `calibration/gweled.toml`, checked against the board Gweled
+/// itself saves on quit (up to the colour numbering). `played` is taken
+/// after 3 swaps by gridbot. Run by hand:
+/// `cargo test --test e2e_gweled capture_fixtures -- --ignored`.
+#[test]
+#[ignore]
+fn capture_fixtures() {
+    use gridbot::platform::live::LiveWindow;
+    use gridbot::platform::FrameSource;
+    use gridbot::vision::{read_board, Calibration};
+    let test = "capture_fixtures";
+    let cal = Calibration::load(&repo().join("calibration/gweled.toml"))
+        .unwrap_or_else(|e| panic!("{test}: {e}"));
+    let dir = repo().join("fixtures/gweled");
+    for (name, swaps) in [("start", 0), ("played", 3)] {
+        let Some((mut s, _)) = gweled_or_skip(test) else {
+            return;
+        };
+        if swaps > 0 {
+            let mut cmd = s.command(env!("CARGO_BIN_EXE_gridbot"));
+            cmd.args(["play", "--game", "gweled", "--window", "Gweled"])
+                .args(["--moves", &swaps.to_string()]);
+            let (ok, _, stderr) = run_with_timeout(cmd, Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("{test}: {e}"));
+            assert!(ok, "{test}: gridbot failed: {}", tail(&stderr, 10));
+        }
+        let img = LiveWindow::find("Gweled")
+            .and_then(|mut w| w.grab())
+            .unwrap_or_else(|e| panic!("{test}: {e}"))
+            .image;
+        let read = read_board(&img, &cal)
+            .unwrap_or_else(|e| panic!("{test}: {e}"))
+            .board
+            .to_string();
+        let saved = s
+            .gweled_quit_and_read_saved()
+            .unwrap_or_else(|e| panic!("{test}: {e}"));
+        assert!(
+            same_up_to_colours(&read, &saved.board_text()),
+            "{test}: read {read}, Gweled saved {}",
+            saved.board_text()
+        );
+        save_png_small(&img, &dir.join(format!("{name}.png"))).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join(format!("{name}.txt")), format!("{read}\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("{test}: {name}: {read} (Gweled: {})", saved.board_text());
+    }
+}
+
+/// Live policy against greedy on the real game: 3 games of 50 swaps each,
+/// fresh Gweled each game, in-game score from the game Gweled saves on quit.
+/// `GWELED_MODE=normal` plays Normal games (level-ups, bonus deletions)
+/// instead of Endless; `GWELED_GAMES=N` changes the count. Run by hand:
+/// `cargo test --test e2e_gweled measure_policies -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_policies() {
+    let test = "measure_policies";
+    let mode = match std::env::var("GWELED_MODE").as_deref() {
+        Ok("normal") => GweledMode::Normal,
+        _ => GweledMode::Endless,
+    };
+    let games: usize = std::env::var("GWELED_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut table = Vec::new();
+    for policy in ["expected", "greedy"] {
+        let mut scores = Vec::new();
+        for g in 0..games {
+            if missing_tool().is_some() || !have_program("/usr/games/gweled") {
+                eprintln!("SKIP {test}: Xvfb, openbox or Gweled missing");
+                return;
+            }
+            let mut s = XSession::start().unwrap_or_else(|e| panic!("{test}: {e}"));
+            let win = s.launch_gweled().unwrap_or_else(|e| panic!("{test}: {e}"));
+            s.gweled_start(&win, mode).unwrap_or_else(|e| panic!("{test}: {e}"));
+            let mut cmd = s.command(env!("CARGO_BIN_EXE_gridbot"));
+            cmd.args(["play", "--game", "gweled", "--window", "Gweled", "--json"])
+                .args(["--moves", &SWAPS.to_string(), "--policy", policy]);
+            let (_, stdout, stderr) = run_with_timeout(cmd, Duration::from_secs(300))
+                .unwrap_or_else(|e| panic!("{test}: {e}"));
+            let summary = stdout
+                .lines()
+                .last()
+                .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .and_then(|v| v.get("summary").cloned())
+                .unwrap_or_else(|| panic!("{test}: no summary; stderr {}", tail(&stderr, 10)));
+            let saved = s
+                .gweled_quit_and_read_saved()
+                .unwrap_or_else(|e| panic!("{test}: {e}"));
+            eprintln!(
+                "{test}: {policy} game {g}: Gweled score {} (level {}, {} gems removed); bot: {summary}",
+                saved.score, saved.level, saved.removed
+            );
+            scores.push(saved.score as f64);
+        }
+        let mean = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
+        table.push(format!("{policy}: scores {scores:?}, mean {mean:.1}"));
+    }
+    eprintln!("{test} ({mode:?}, {SWAPS} swaps a game):\n{}", table.join("\n"));
 }

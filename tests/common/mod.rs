@@ -610,7 +610,8 @@ impl GweledMode {
 /// on quit: its `GweledGameState` (board_engine.h), native-endian `gint`s:
 /// `gpc_game_board[8][8]` (x-major: `[col][row]`, gems 0-6), `game_mode`,
 /// `gi_score`, `gi_total_gems_removed`, `gi_bonus_multiply`,
-/// `gi_previous_bonus_at`, `gi_next_bonus_at`, `gi_level`, ...
+/// `gi_previous_bonus_at`, `gi_next_bonus_at`, `gi_level`,
+/// `gi_trigger_bonus`, `g_steps_for_timer` (292 bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GweledSaved {
     /// `board[row][col]`.
@@ -622,7 +623,7 @@ pub struct GweledSaved {
 }
 
 impl GweledSaved {
-    pub const SIZE: usize = 64 * 4 + 8 * 4;
+    pub const SIZE: usize = (64 + 9) * 4;
 
     pub fn parse(b: &[u8]) -> Result<GweledSaved, String> {
         if b.len() < Self::SIZE {
@@ -643,7 +644,7 @@ impl GweledSaved {
             mode: int(64),
             score: int(65) as i64,
             removed: int(66) as i64,
-            level: int(69) as i64,
+            level: int(70) as i64,
         })
     }
 

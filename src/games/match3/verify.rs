@@ -17,10 +17,12 @@
 //! A refill that completes a line moves known gems too; the game is not wrong
 //! then, the model just could not see it. [`Check::refill_cascade`] accepts a
 //! difference as such only when, in every column that differs, the lowest
-//! differing cell could have been in a line made of cells that are refilled,
-//! differ too, or have its colour: a cell changes only if it or a cell below
-//! it is cleared, so the lowest changed cell of a column was itself cleared.
-//! A misread gem in a quiet part of the board fails that test.
+//! differing cell could have been in a line of its colour made of cells that
+//! are *wild* — refilled, differing, or above the lowest differing cell of
+//! their column (they may have held other gems mid-cascade) — or have its
+//! colour: a cell changes only if it or a cell below it is cleared, so the
+//! lowest changed cell of a column was itself cleared. A misread gem in a
+//! quiet part of the board (its neighbours unchanged) fails that test.
 //!
 //! Coordinates: row 0 at the top, as [`Board`].
 
@@ -126,56 +128,78 @@ pub fn frozen_mask(lowest: &[Option<usize>], rows: usize) -> Vec<bool> {
     m
 }
 
-/// True when `cell` of `expected` could have been in a line of its colour
-/// made of cells that are refilled (`?`), differing (`wild`), or that colour.
-fn could_line(expected: &Board, wild: &[bool], cell: Cell) -> bool {
+/// True when `cell` of `expected` could have been in a line of its colour:
+/// every other cell of the line is refilled (`?`), wild, or that colour.
+/// Along the cell's own column only cells that differ themselves count as
+/// wild (`own`): the cells above it are wild only because of it.
+fn could_line(expected: &Board, wild: &[bool], own: &[bool], cell: Cell) -> bool {
     let v = expected.get(cell.row, cell.col);
     let (rows, cols) = (expected.rows() as isize, expected.cols() as isize);
-    let fits = |r: isize, c: isize| {
+    let fits = |r: isize, c: isize, w: &[bool]| {
         if r < 0 || c < 0 || r >= rows || c >= cols {
             return false;
         }
         let (r, c) = (r as usize, c as usize);
         let e = expected.get(r, c);
-        e == v || !is_gem(e) || wild[r * cols as usize + c]
+        e == v || !is_gem(e) || w[r * cols as usize + c]
     };
     let (r0, c0) = (cell.row as isize, cell.col as isize);
-    (-2..=0).any(|s| (0..3).all(|k| fits(r0, c0 + s + k)))
-        || (-2..=0).any(|s| (0..3).all(|k| fits(r0 + s + k, c0)))
+    (-2..=0).any(|s| (0..3).all(|k| fits(r0, c0 + s + k, wild)))
+        || (-2..=0).any(|s| (0..3).all(|k| fits(r0 + s + k, c0, own)))
 }
 
-/// Checks the swap of `x` and `y` played on `before` against `seen`.
-/// `before` and `seen` must have the same size.
-pub fn check(before: &Board, x: Cell, y: Cell, seen: &Board) -> Check {
-    let (rows, cols) = (before.rows(), before.cols());
-    let before = norm(before);
-    let legal = naive::legal_swaps(&before).contains(&(x.min(y), x.max(y)));
-    let after_swap = swapped(&before, x, y);
-    let (expected, cleared, lowest) = cascade(&after_swap);
-    let frozen = frozen_mask(&lowest, rows);
-    let mut frozen_mismatches = Vec::new();
+/// Compares a prediction (`?` = refilled) with the board seen: the known
+/// cells that differ, and whether a refill cascade explains them (see the
+/// module docs). Boards must have the same size.
+pub fn check_expected(expected: &Board, seen: &Board) -> (Vec<Cell>, bool) {
+    let (rows, cols) = (expected.rows(), expected.cols());
     let mut known_mismatches = Vec::new();
     let mut wild = vec![false; rows * cols];
     for r in 0..rows {
         for c in 0..cols {
             let e = expected.get(r, c);
             if is_gem(e) && e != seen.get(r, c) {
-                let cell = Cell::new(r, c);
-                known_mismatches.push(cell);
+                known_mismatches.push(Cell::new(r, c));
                 wild[r * cols + c] = true;
-                if frozen[r * cols + c] {
-                    frozen_mismatches.push(cell);
-                }
+            }
+        }
+    }
+    // Lowest differing row of each column; every cell above it may have
+    // held another gem during the cascade, so it is wild too.
+    let lowest_diff: Vec<Option<usize>> = (0..cols)
+        .map(|c| (0..rows).rev().find(|&r| wild[r * cols + c]))
+        .collect();
+    let own = wild.clone();
+    for (c, low) in lowest_diff.iter().enumerate() {
+        if let Some(low) = *low {
+            for r in 0..low {
+                wild[r * cols + c] = true;
             }
         }
     }
     let refill_cascade = !known_mismatches.is_empty()
-        && (0..cols).all(|c| {
-            match (0..rows).rev().find(|&r| wild[r * cols + c]) {
-                None => true,
-                Some(r) => could_line(&expected, &wild, Cell::new(r, c)),
-            }
+        && lowest_diff.iter().enumerate().all(|(c, low)| match low {
+            None => true,
+            Some(r) => could_line(expected, &wild, &own, Cell::new(*r, c)),
         });
+    (known_mismatches, refill_cascade)
+}
+
+/// Checks the swap of `x` and `y` played on `before` against `seen`.
+/// `before` and `seen` must have the same size.
+pub fn check(before: &Board, x: Cell, y: Cell, seen: &Board) -> Check {
+    let rows = before.rows();
+    let before = norm(before);
+    let legal = naive::legal_swaps(&before).contains(&(x.min(y), x.max(y)));
+    let after_swap = swapped(&before, x, y);
+    let (expected, cleared, lowest) = cascade(&after_swap);
+    let frozen = frozen_mask(&lowest, rows);
+    let (known_mismatches, refill_cascade) = check_expected(&expected, seen);
+    let frozen_mismatches = known_mismatches
+        .iter()
+        .copied()
+        .filter(|c| frozen[c.row * before.cols() + c.col])
+        .collect();
     Check {
         changed: &before != seen,
         legal,
@@ -365,6 +389,23 @@ mod tests {
         assert_eq!(gweled_wave(&six, 2).0, 80);
         // The swap in BEFORE: two vertical threes, 10 each.
         assert_eq!(gweled_points(&b(BEFORE), X, Y, 1), 20);
+    }
+
+    #[test]
+    fn a_line_formed_mid_cascade_counts_as_a_refill_cascade() {
+        // Seen in Gweled (swap 44 of a run): column 3 refilled and cleared
+        // again lower down, which moved (1,3) mid-cascade and let a line of
+        // 4s clear (1,2). The prediction before and the board seen after:
+        let exp = "1663????/2545???2/3636???1/0321??03/0504??52/21344520/11262515/30213154";
+        let seen = "16411346/25650232/36330661/03264403/05015652/21340020/11262615/30213154";
+        let (exp, seen) = (b(exp), b(seen));
+        let chk = check_expected(&exp, &seen);
+        assert_eq!(chk.0.len(), 9, "{:?}", chk.0);
+        assert!(chk.1, "a two-step refill cascade must be explained");
+        // The same board with one quiet cell misread is not.
+        let mut bad = seen.clone();
+        bad.set(7, 0, 5);
+        assert!(!check_expected(&exp, &bad).1);
     }
 
     #[test]
