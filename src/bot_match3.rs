@@ -15,7 +15,9 @@
 //!    [`Match3BotConfig::change_wait`] if it never does — is checked against
 //!    the model ([`crate::games::match3::verify`]): exact, a refill cascade
 //!    (refilled gems made a line the model could not see), illegal (nothing
-//!    changed) or a mismatch (a difference no refill explains).
+//!    changed), a new board (most known cells changed: Gweled deals a new
+//!    board when no swap is left) or a mismatch (a difference no refill
+//!    explains).
 //!
 //! Play goes on from what is seen: the screen is the truth. Everything is
 //! reported through a callback ([`SwapReport`]) and a [`Match3Summary`].
@@ -107,6 +109,9 @@ pub enum Verdict {
     RefillCascade,
     /// The board did not change: the game refused the swap (or lost a click).
     Illegal,
+    /// Most known cells changed at once: Gweled found no legal swap after the
+    /// cascade and dealt a whole new board ("no moves left").
+    NewBoard,
     /// A difference no refill explains (a misread, or a rule the model lacks).
     Mismatch,
     /// Not played (`--dry-run`).
@@ -120,6 +125,8 @@ fn verdict(c: &Check) -> Verdict {
         Verdict::Exact
     } else if c.refill_cascade {
         Verdict::RefillCascade
+    } else if 2 * c.known_mismatches.len() > c.known {
+        Verdict::NewBoard
     } else {
         Verdict::Mismatch
     }
@@ -184,6 +191,8 @@ pub struct Match3Summary {
     pub exact: usize,
     pub refill_cascades: usize,
     pub illegal: usize,
+    /// Swaps after which the game dealt a new board (no legal swap left).
+    pub new_boards: usize,
     /// Swaps whose result no refill explains.
     pub mismatches: usize,
     /// Frozen cells that changed, over all swaps (refill cascades included).
@@ -328,10 +337,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
 
     /// Plays until no swap is left, `max_moves`, or an error. Buttons are
     /// released on every way out.
-    pub fn run(
-        &mut self,
-        report: &mut dyn FnMut(&SwapReport),
-    ) -> Result<Match3Summary, BotError> {
+    pub fn run(&mut self, report: &mut dyn FnMut(&SwapReport)) -> Result<Match3Summary, BotError> {
         let out = self.run_inner(report);
         self.input.release_all();
         out
@@ -421,6 +427,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
                 Verdict::Exact => sum.exact += 1,
                 Verdict::RefillCascade => sum.refill_cascades += 1,
                 Verdict::Illegal => sum.illegal += 1,
+                Verdict::NewBoard => sum.new_boards += 1,
                 Verdict::Mismatch => sum.mismatches += 1,
                 Verdict::DryRun => {}
             }
@@ -454,5 +461,58 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
             sum.final_board = seen.board.to_string();
         }
         Ok(sum)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(s: &str) -> Board {
+        s.parse().expect("board literal")
+    }
+
+    // Swap 42 of an e2e run: the cascade left no legal swap and Gweled
+    // dealt a new board.
+    const BEFORE: &str = "11600664/34615022/60323445/35413012/20452534/25156500/46341235/53015324";
+    const NEW: &str = "34546532/65654656/16112102/01065565/22443351/03632421/44300113/20012304";
+
+    #[test]
+    fn verdicts() {
+        let (x, y) = (Cell::new(0, 5), Cell::new(1, 5));
+        let chk = verify::check(&b(BEFORE), x, y, &b(NEW));
+        assert_eq!(verdict(&chk), Verdict::NewBoard);
+        let expected = b(&chk.expected);
+        assert_eq!(
+            chk.expected,
+            "116???64/34615622/60323445/35413012/20452534/25156500/46341235/53015324"
+        );
+        // The prediction with its holes filled: exact.
+        let mut seen = expected.clone();
+        for (c, v) in [(3, 2), (4, 3), (5, 1)] {
+            seen.set(0, c, v);
+        }
+        assert_eq!(
+            verdict(&verify::check(&b(BEFORE), x, y, &seen)),
+            Verdict::Exact
+        );
+        // One gem misread in the bottom row: a mismatch.
+        seen.set(7, 0, 6);
+        assert_eq!(
+            verdict(&verify::check(&b(BEFORE), x, y, &seen)),
+            Verdict::Mismatch
+        );
+        // Nothing changed: illegal (or a lost click).
+        assert_eq!(
+            verdict(&verify::check(&b(BEFORE), x, y, &b(BEFORE))),
+            Verdict::Illegal
+        );
+    }
+
+    #[test]
+    fn swap_input_names() {
+        assert_eq!(SwapInput::parse("clicks"), Some(SwapInput::Clicks));
+        assert_eq!(SwapInput::parse("drag"), Some(SwapInput::Drag));
+        assert_eq!(SwapInput::parse("swipe"), None);
     }
 }

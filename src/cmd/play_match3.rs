@@ -305,11 +305,13 @@ pub fn run_window(a: &WindowArgs) -> anyhow::Result<i32> {
     } else {
         writeln!(
             out,
-            "{} swaps, predicted {} points (no refill), {} exact, {} refill cascades, {} illegal, {} mismatches{}",
+            "{} swaps, score {} by the game's rules without refill lines (policy predicted {}), {} exact, {} refill cascades, {} new boards, {} illegal, {} mismatches{}",
             summary.moves,
+            summary.score,
             summary.predicted_score,
             summary.exact,
             summary.refill_cascades,
+            summary.new_boards,
             summary.illegal,
             summary.mismatches,
             if summary.game_over { ", no swap left" } else { "" }

@@ -485,7 +485,13 @@ impl XSession {
     pub fn gweled_quit_and_read_saved(&mut self) -> Result<GweledSaved, String> {
         let path = self.home().join(".config/gweled.saved-game");
         let _ = std::fs::remove_file(&path);
-        let _ = self.xdotool(&["search", "--onlyvisible", "--name", "^Gweled$", "windowactivate"]);
+        let _ = self.xdotool(&[
+            "search",
+            "--onlyvisible",
+            "--name",
+            "^Gweled$",
+            "windowactivate",
+        ]);
         std::thread::sleep(Duration::from_millis(200));
         self.xdotool(&["key", "ctrl+q"])?;
         let bytes = self.wait_until("Gweled to save its game", Duration::from_secs(15), |s| {
@@ -627,13 +633,18 @@ impl GweledSaved {
 
     pub fn parse(b: &[u8]) -> Result<GweledSaved, String> {
         if b.len() < Self::SIZE {
-            return Err(format!("saved game is {} bytes, want {}", b.len(), Self::SIZE));
+            return Err(format!(
+                "saved game is {} bytes, want {}",
+                b.len(),
+                Self::SIZE
+            ));
         }
-        let int = |i: usize| i32::from_ne_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+        let int =
+            |i: usize| i32::from_ne_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
         let mut board = [[0; 8]; 8];
-        for (x, col) in (0..8).map(|x| (x, x * 8)) {
-            for y in 0..8 {
-                board[y][x] = int(col + y);
+        for (y, row) in board.iter_mut().enumerate() {
+            for (x, v) in row.iter_mut().enumerate() {
+                *v = int(x * 8 + y);
             }
         }
         if board.iter().flatten().any(|&v| !(0..7).contains(&v)) {

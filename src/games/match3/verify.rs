@@ -46,6 +46,8 @@ pub struct Check {
     pub frozen_mismatches: Vec<Cell>,
     /// Known (non-`?`) cells of the prediction that differ, frozen included.
     pub known_mismatches: Vec<Cell>,
+    /// Known (non-`?`) cells of the prediction.
+    pub known: usize,
     /// The known mismatches are explained by a refill cascade (see module docs).
     pub refill_cascade: bool,
 }
@@ -207,6 +209,7 @@ pub fn check(before: &Board, x: Cell, y: Cell, seen: &Board) -> Check {
         cleared,
         frozen_mismatches,
         known_mismatches,
+        known: expected.cells().iter().filter(|&&v| is_gem(v)).count(),
         refill_cascade,
     }
 }
@@ -325,7 +328,10 @@ mod tests {
         assert_eq!(lowest, vec![Some(2), Some(2), None, None]);
         let f = frozen_mask(&lowest, 5);
         let frozen: Vec<usize> = (0..20).filter(|&i| f[i]).collect();
-        assert_eq!(frozen, vec![2, 3, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+        assert_eq!(
+            frozen,
+            vec![2, 3, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]
+        );
     }
 
     #[test]
@@ -361,7 +367,10 @@ mod tests {
         // 3s at (0,1) and (0,2), which the game clears and refills.
         let before = "0332/0145/1023/2301/3012";
         let (exp, cleared, _) = cascade(&swapped(&b(before), X, Y));
-        assert_eq!((exp.to_string().as_str(), cleared), ("?332/?145/?123/2301/3012", 3));
+        assert_eq!(
+            (exp.to_string().as_str(), cleared),
+            ("?332/?145/?123/2301/3012", 3)
+        );
         let mut seen = exp.clone();
         for (r, v) in [(0, 4), (1, 5), (2, 6)] {
             seen.set(r, 0, v);
