@@ -291,6 +291,46 @@ fn same_up_to_colours(a: &str, b: &str) -> bool {
     })
 }
 
+/// The recorded screenshots read exactly as labelled, and the labels are
+/// the boards Gweled itself saved at that moment (its gem numbers, as
+/// printed by `capture_fixtures`), up to the colour numbering. No X needed.
+#[test]
+fn gweled_fixtures_read_exactly() {
+    use gridbot::vision::{load_image, read_board, Calibration};
+    let cal = Calibration::load(&repo().join("calibration/gweled.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cases = [
+        (
+            "start",
+            "06365514/30026430/21241522/14543463/55100604/23453065/46612216/31021314",
+        ),
+        (
+            "played",
+            "66400311/43055264/01613636/12213150/51346451/44260320/24532133/63430145",
+        ),
+    ];
+    for (name, gweled) in cases {
+        let dir = repo().join("fixtures/gweled");
+        let img = load_image(&dir.join(format!("{name}.png"))).unwrap_or_else(|e| panic!("{e}"));
+        let r = read_board(&img, &cal).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let label = std::fs::read_to_string(dir.join(format!("{name}.txt")))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((r.board.rows(), r.board.cols()), (8, 8));
+        assert_eq!(r.board.to_string(), label.trim(), "{name}: read vs label");
+        assert!(
+            same_up_to_colours(label.trim(), gweled),
+            "{name}: label {} is not Gweled's board {gweled}",
+            label.trim()
+        );
+        // Every cell is well inside its colour's tolerance.
+        let worst = r.distances.iter().copied().fold(0.0f32, f32::max);
+        assert!(
+            worst < cal.palette.threshold / 2.0,
+            "{name}: worst ΔE {worst}"
+        );
+    }
+}
+
 #[test]
 fn colour_renaming_is_a_bijection() {
     assert!(same_up_to_colours("01/10", "45/54"));
