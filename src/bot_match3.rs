@@ -82,8 +82,10 @@ pub struct Match3BotConfig {
 }
 
 impl Default for Match3BotConfig {
-    /// Gweled: a swap with its cascade takes 1.2-2 s; the board is still for
-    /// at most one 50 ms engine tick between animation stages.
+    /// Gweled: a swap with its cascade settles 1.5-2.2 s after the second
+    /// click. Its engine steps every 50 ms and starts the next animation
+    /// stage on the tick after the last one ends, so 350 ms of stillness
+    /// only happens on a settled board (no early read in the e2e runs).
     fn default() -> Self {
         Match3BotConfig {
             max_moves: None,

@@ -439,6 +439,10 @@ fn measure_policies() {
                 "{test}: {policy} game {g}: Gweled score {} (level {}, {} gems removed); bot: {summary}",
                 saved.score, saved.level, saved.removed
             );
+            if summary.get("mismatches").and_then(|v| v.as_i64()) != Some(0) {
+                let warns: Vec<&str> = stderr.lines().filter(|l| l.contains("differs")).collect();
+                eprintln!("{test}: mismatches:\n{}", warns.join("\n"));
+            }
             scores.push(saved.score as f64);
         }
         let mean = scores.iter().sum::<f64>() / scores.len().max(1) as f64;

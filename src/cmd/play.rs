@@ -18,7 +18,8 @@ use gridbot::vision::{self, Calibration};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Game: samegame (Swell Foop scoring), popstar or tetris (--sim only).
+    /// Game: samegame (Swell Foop scoring), popstar, tetris (--sim only),
+    /// match3 (--sim) or gweled (--sim or --window Gweled).
     #[arg(long, default_value = "samegame")]
     pub game: String,
     /// Play the window whose title contains this text.

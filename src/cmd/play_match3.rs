@@ -1,7 +1,10 @@
-//! `gridbot play --game match3 --sim`: the live policy against the board-level
-//! simulator with random refill (a small loop of its own: `bot.rs` is built
-//! around screen frames and collapse's settle rules).
+//! `gridbot play --game match3|gweled`: `--sim` plays the live policy against
+//! the board-level simulator with random refill (a small loop of its own:
+//! `bot.rs` is built around screen frames and collapse's settle rules);
+//! `--window TITLE` plays a real window through `gridbot::bot_match3`
+//! ([`run_window`]).
 //!
+//! The simulator loop:
 //! Each move: read the board, let the policy choose, predict the board with
 //! unknown refill (holes), play, then check that every cell the prediction
 //! knew is what the simulator shows. A refill that starts a cascade moves
@@ -206,18 +209,21 @@ pub struct WindowArgs {
     pub json: bool,
 }
 
-/// The calibration `gridbot calibrate` wrote for Gweled's default window
-/// (tile size 48), used when `--calibration` is not given.
+/// The calibration `gridbot calibrate` wrote for Gweled's window with tile
+/// size 48 (see docs/gweled.md), used for `--game gweled` or a window titled
+/// Gweled when `--calibration` is not given.
 const GWELED_CALIBRATION: &str = include_str!("../../calibration/gweled.toml");
 
 fn calibration_for(a: &WindowArgs) -> anyhow::Result<gridbot::vision::Calibration> {
     use gridbot::vision::Calibration;
-    match (&a.calibration, a.game.as_str()) {
-        (Some(p), _) => Ok(Calibration::load(p)?),
-        (None, "gweled") => Calibration::from_toml(GWELED_CALIBRATION)
+    let gweled = a.game == "gweled" || a.title.to_lowercase().contains("gweled");
+    match &a.calibration {
+        Some(p) => Ok(Calibration::load(p)?),
+        None if gweled => Calibration::from_toml(GWELED_CALIBRATION)
             .map_err(|e| anyhow::anyhow!("built-in Gweled calibration: {e}")),
-        (None, g) => anyhow::bail!(
-            "--window needs --calibration FILE for --game {g} (make one with `gridbot calibrate`)"
+        None => anyhow::bail!(
+            "--window needs --calibration FILE for --game {} (make one with `gridbot calibrate`)",
+            a.game
         ),
     }
 }
