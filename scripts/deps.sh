@@ -4,7 +4,7 @@
 #   e2e:   Xvfb, a window manager, a session bus, GL and the game (tests only)
 set -euo pipefail
 build=(pkg-config libclang-dev libxcb1-dev libegl-dev libgbm-dev libwayland-dev libpipewire-0.3-dev)
-e2e=(xvfb openbox dbus dbus-x11 libgl1-mesa-dri x11-utils xdotool swell-foop quadrapassel)
+e2e=(xvfb openbox dbus dbus-x11 libgl1-mesa-dri x11-utils xdotool swell-foop quadrapassel gweled)
 want=("${build[@]}")
 [ "${1:-}" = "--e2e" ] && want+=("${e2e[@]}")
 missing=()

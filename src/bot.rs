@@ -182,7 +182,8 @@ pub fn park_point(cal: &Calibration, rect: Rect) -> Option<(i32, i32)> {
     Some((rect.x + x.round() as i32, rect.y + y.round() as i32))
 }
 
-fn crop_board(img: &RgbImage, cal: &Calibration) -> Vec<u8> {
+/// The board area's pixels (RGB, row-major), for telling a still board.
+pub fn crop_board(img: &RgbImage, cal: &Calibration) -> Vec<u8> {
     let (bx, by, bw, bh) = cal.board_rect();
     let (x0, y0) = (bx.max(0.0) as u32, by.max(0.0) as u32);
     let x1 = ((bx + bw).ceil() as u32).min(img.width());

@@ -10,6 +10,7 @@ pub mod act;
 pub mod bench;
 pub mod board;
 pub mod bot;
+pub mod bot_match3;
 pub mod bot_tetris;
 pub mod games;
 pub mod packing;

@@ -18,7 +18,8 @@ use gridbot::vision::{self, Calibration};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Game: samegame (Swell Foop scoring), popstar or tetris (--sim only).
+    /// Game: samegame (Swell Foop scoring), popstar, tetris (--sim only),
+    /// match3 (--sim) or gweled (--sim or --window Gweled).
     #[arg(long, default_value = "samegame")]
     pub game: String,
     /// Play the window whose title contains this text.
@@ -109,6 +110,9 @@ pub struct PlayArgs {
     /// Orb-drag: time the pointer takes per cell of the path.
     #[arg(long, default_value_t = 60)]
     dwell_ms: u64,
+    /// Match-3: how a swap is sent: clicks (one gem, then its neighbour) or drag.
+    #[arg(long, default_value = "clicks")]
+    swap_input: String,
 }
 
 impl PlayArgs {
@@ -144,6 +148,7 @@ impl PlayArgs {
             pad: super::bench_pad::PadArgs::default(),
             move_time_ms: 4000,
             dwell_ms: 60,
+            swap_input: "clicks".into(),
         }
     }
 }
@@ -270,11 +275,25 @@ fn draw_plan<F: FrameSource>(
 
 /// Match-3 games take their own loop (see `play_match3`).
 fn run_match3(a: &PlayArgs, game: &games::match3::Match3) -> anyhow::Result<i32> {
+    if let Some(title) = &a.window {
+        if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
+            tracing::warn!("cannot catch Ctrl-C: {e}");
+        }
+        return super::play_match3::run_window(&super::play_match3::WindowArgs {
+            game: a.game.clone(),
+            title: title.clone(),
+            calibration: a.calibration.clone(),
+            scoring: game.scoring,
+            policy: games::match3::Policy::preset(&a.policy)?,
+            moves: a.moves,
+            settle_ms: a.settle_ms,
+            swap_input: a.swap_input.clone(),
+            dry_run: a.dry_run,
+            json: a.json,
+        });
+    }
     if !a.sim {
-        bail!(
-            "--game {} plays only --sim for now (Gweled screen reading is issue 6 item 4)",
-            a.game
-        );
+        bail!("--game {} needs --window TITLE or --sim", a.game);
     }
     super::play_match3::run(&super::play_match3::SimArgs {
         scoring: game.scoring,

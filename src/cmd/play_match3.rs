@@ -1,7 +1,10 @@
-//! `gridbot play --game match3 --sim`: the live policy against the board-level
-//! simulator with random refill (a small loop of its own: `bot.rs` is built
-//! around screen frames and collapse's settle rules).
+//! `gridbot play --game match3|gweled`: `--sim` plays the live policy against
+//! the board-level simulator with random refill (a small loop of its own:
+//! `bot.rs` is built around screen frames and collapse's settle rules);
+//! `--window TITLE` plays a real window through `gridbot::bot_match3`
+//! ([`run_window`]).
 //!
+//! The simulator loop:
 //! Each move: read the board, let the policy choose, predict the board with
 //! unknown refill (holes), play, then check that every cell the prediction
 //! knew is what the simulator shows. A refill that starts a cascade moves
@@ -190,4 +193,139 @@ pub fn run(a: &SimArgs) -> anyhow::Result<i32> {
         )?;
     }
     Ok(0)
+}
+
+/// What the window loop needs.
+pub struct WindowArgs {
+    pub game: String,
+    pub title: String,
+    pub calibration: Option<std::path::PathBuf>,
+    pub scoring: Scoring,
+    pub policy: Policy,
+    pub moves: Option<usize>,
+    pub settle_ms: Option<u64>,
+    pub swap_input: String,
+    pub dry_run: bool,
+    pub json: bool,
+}
+
+/// The calibration `gridbot calibrate` wrote for Gweled's window with tile
+/// size 48 (see docs/gweled.md), used for `--game gweled` or a window titled
+/// Gweled when `--calibration` is not given.
+const GWELED_CALIBRATION: &str = include_str!("../../calibration/gweled.toml");
+
+fn calibration_for(a: &WindowArgs) -> anyhow::Result<gridbot::vision::Calibration> {
+    use gridbot::vision::Calibration;
+    let gweled = a.game == "gweled" || a.title.to_lowercase().contains("gweled");
+    match &a.calibration {
+        Some(p) => Ok(Calibration::load(p)?),
+        None if gweled => Calibration::from_toml(GWELED_CALIBRATION)
+            .map_err(|e| anyhow::anyhow!("built-in Gweled calibration: {e}")),
+        None => anyhow::bail!(
+            "--window needs --calibration FILE for --game {} (make one with `gridbot calibrate`)",
+            a.game
+        ),
+    }
+}
+
+/// Plays the match-3 game in the window titled `a.title`: one line per swap
+/// (JSON with `--json`), then a summary.
+pub fn run_window(a: &WindowArgs) -> anyhow::Result<i32> {
+    use gridbot::bot_match3::{Match3Bot, Match3BotConfig, SwapInput};
+    use gridbot::platform::live::{EnigoSink, LiveWindow};
+    use gridbot::platform::record::RecordingSink;
+    use gridbot::platform::SafeInput;
+
+    let cal = calibration_for(a)?;
+    let swap_input = SwapInput::parse(&a.swap_input)
+        .with_context(|| format!("--swap-input {:?}: use clicks or drag", a.swap_input))?;
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        anyhow::bail!(
+            "no display to find {:?} on: DISPLAY is not set (use --sim to play the simulator)",
+            a.title
+        );
+    }
+    let mut win = LiveWindow::find(&a.title)?;
+    let rect = win.rect();
+    let mut cfg = Match3BotConfig {
+        max_moves: a.moves,
+        swap_input,
+        dry_run: a.dry_run,
+        ..Match3BotConfig::default()
+    };
+    if let Some(ms) = a.settle_ms {
+        cfg.settle = std::time::Duration::from_millis(ms);
+    }
+    let json = a.json;
+    let mut out = std::io::stdout().lock();
+    let mut print = |r: &gridbot::bot_match3::SwapReport| {
+        let line = if json {
+            serde_json::to_string(r).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        } else {
+            format!(
+                "swap {:3}: ({},{})<->({},{}) predicted +{} (value {:.1}) {:?}{}  {:.0} ms settle",
+                r.index + 1,
+                r.swap[0][0],
+                r.swap[0][1],
+                r.swap[1][0],
+                r.swap[1][1],
+                r.predicted,
+                r.value,
+                r.verdict,
+                if r.mismatched.is_empty() {
+                    String::new()
+                } else {
+                    format!(" cells {:?}", r.mismatched)
+                },
+                r.times.settle_ms
+            )
+        };
+        let _ = writeln!(out, "{line}");
+    };
+    let summary = if a.dry_run {
+        let input = SafeInput::new(RecordingSink::new((rect.w, rect.h)), rect);
+        let mut bot = Match3Bot {
+            cal: &cal,
+            source: &mut win,
+            input,
+            scoring: a.scoring,
+            policy: a.policy,
+            cfg,
+        };
+        bot.run(&mut print)?
+    } else {
+        let input = SafeInput::new(EnigoSink::new()?, rect);
+        let mut bot = Match3Bot {
+            cal: &cal,
+            source: &mut win,
+            input,
+            scoring: a.scoring,
+            policy: a.policy,
+            cfg,
+        };
+        bot.run(&mut print)?
+    };
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::json!({ "summary": summary }))?;
+    } else {
+        writeln!(
+            out,
+            "{} swaps, score {} by the game's rules without refill lines (policy predicted {}), {} exact, {} refill cascades, {} new boards, {} illegal, {} mismatches{}",
+            summary.moves,
+            summary.score,
+            summary.predicted_score,
+            summary.exact,
+            summary.refill_cascades,
+            summary.new_boards,
+            summary.illegal,
+            summary.mismatches,
+            if summary.game_over { ", no swap left" } else { "" }
+        )?;
+    }
+    Ok(if summary.mismatches > 0 || summary.illegal > 0 {
+        1
+    } else {
+        0
+    })
 }

@@ -17,7 +17,7 @@ use gridbot::vision::calibrate::{
 };
 use gridbot::vision::overlay::draw_overlay;
 use gridbot::vision::replay::{fixture_dirs, replay_dir, ReplaySummary};
-use gridbot::vision::{load_image, read_board, Calibration, VisionError};
+use gridbot::vision::{load_image, read_board, Calibration, Sampling, VisionError};
 use image::RgbImage;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -81,6 +81,12 @@ pub struct CalibrateArgs {
     /// Gap between tiles in pixels, with --rect.
     #[arg(long, default_value_t = 0.0)]
     gap: f64,
+    /// Sampling pattern instead of choosing one: `ring:R` or `ring:R:N` (N
+    /// points on a circle of R tile sizes), `rings:R1,R2,...` (12 points on
+    /// each). Small rings read gems drawn on a patterned background (Gweled),
+    /// where the automatic choice prefers the uniform background.
+    #[arg(long, value_parser = parse_sampling)]
+    sampling: Option<Sampling>,
     /// Where to write the calibration (default: standard output).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -105,6 +111,37 @@ fn parse_rect(s: &str) -> Result<(f64, f64, f64, f64), String> {
     match v[..] {
         [x, y, w, h] if w > 0.0 && h > 0.0 => Ok((x, y, w, h)),
         _ => Err("expected X,Y,W,H with positive W and H".into()),
+    }
+}
+
+fn parse_sampling(s: &str) -> Result<Sampling, String> {
+    let num = |p: &str| {
+        p.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| (0.0..=0.5).contains(v))
+            .ok_or_else(|| format!("{p:?} is not a radius in 0..=0.5 tile sizes"))
+    };
+    match s.split(':').collect::<Vec<_>>()[..] {
+        ["ring", r] => Ok(Sampling::ring(num(r)?, 12, 15.0)),
+        ["ring", r, n] => {
+            let n: usize = n
+                .parse()
+                .ok()
+                .filter(|&n| (1..=64).contains(&n))
+                .ok_or_else(|| format!("{n:?} is not a point count in 1..=64"))?;
+            Ok(Sampling::ring(num(r)?, n, 15.0))
+        }
+        ["rings", list] => {
+            let mut points = Vec::new();
+            for (k, r) in list.split(',').enumerate() {
+                // Alternate the phase so the rings do not line up.
+                let ring = Sampling::ring(num(r)?, 12, if k % 2 == 0 { 15.0 } else { 0.0 });
+                points.extend(ring.points);
+            }
+            Ok(Sampling { points })
+        }
+        _ => Err("expected ring:R, ring:R:N or rings:R1,R2,...".into()),
     }
 }
 
@@ -357,6 +394,7 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
     opts.rect = a.rect;
     opts.gap = a.gap;
     opts.highlight = a.highlight;
+    opts.sampling = a.sampling.clone();
     opts.params.max_anchors = a.anchors;
     let label = |i: usize| match boards.get(i) {
         None => Label::Unknown,

@@ -459,6 +459,80 @@ impl XSession {
         Ok(win)
     }
 
+    /// Writes Gweled's config (sound and music off: it aborts at start
+    /// without a sound device otherwise; tile size 48, a 384x384 board) in
+    /// the session's `XDG_CONFIG_HOME`, starts it and waits for its window.
+    /// Gweled opens on its welcome screen; see [`XSession::gweled_start`].
+    pub fn launch_gweled(&mut self) -> Result<WindowInfo, String> {
+        let dir = self.home().join(".config");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let conf = dir.join("gweled.conf");
+        std::fs::write(
+            &conf,
+            "[General]\ntile_size=48\nmusic_on=false\nsounds_on=false\n",
+        )
+        .map_err(|e| format!("{}: {e}", conf.display()))?;
+        self.launch("gweled", "/usr/games/gweled", "gweled", 300, 400)
+    }
+
+    /// Starts a game from Gweled's welcome screen by clicking the button of
+    /// `mode`, then waits for the gems to fall into place.
+    pub fn gweled_start(&self, win: &WindowInfo, mode: GweledMode) -> Result<(), String> {
+        let (fx, fy) = mode.button();
+        let x = win.x + (win.w as f64 * fx) as i32;
+        let y = win.y + (win.h as f64 * fy) as i32;
+        self.xdotool(&["mousemove", &x.to_string(), &y.to_string(), "click", "1"])?;
+        // Off the board, inside the window (the status bar).
+        self.xdotool(&[
+            "mousemove",
+            &(win.x + win.w as i32 / 2).to_string(),
+            &(win.y + win.h as i32 - 4).to_string(),
+        ])?;
+        std::thread::sleep(Duration::from_millis(2500));
+        Ok(())
+    }
+
+    /// Quits Gweled as a user would (Ctrl+Q, then "save the current game?
+    /// Yes") and reads the game it saved.
+    pub fn gweled_quit_and_read_saved(&mut self) -> Result<GweledSaved, String> {
+        let path = self.home().join(".config/gweled.saved-game");
+        let _ = std::fs::remove_file(&path);
+        let _ = self.xdotool(&[
+            "search",
+            "--onlyvisible",
+            "--name",
+            "^Gweled$",
+            "windowactivate",
+        ]);
+        std::thread::sleep(Duration::from_millis(200));
+        self.xdotool(&["key", "ctrl+q"])?;
+        let bytes = self.wait_until("Gweled to save its game", Duration::from_secs(15), |s| {
+            if let Ok(b) = std::fs::read(&path) {
+                if b.len() >= GweledSaved::SIZE {
+                    return Some(b);
+                }
+            }
+            // The question dialog: Yes has the mnemonic Alt+Y.
+            let _ = s.xdotool(&["key", "alt+y"]);
+            std::thread::sleep(Duration::from_millis(300));
+            None
+        })?;
+        GweledSaved::parse(&bytes)
+    }
+
+    /// Runs `xdotool ARGS` and returns what it printed.
+    pub fn xdotool_output(&self, args: &[&str]) -> Result<String, String> {
+        let out = self
+            .command("xdotool")
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run xdotool: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("xdotool {} failed: {}", args.join(" "), out.status));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
     /// True while the game process started by [`XSession::launch_swell_foop`] runs.
     pub fn game_running(&mut self) -> bool {
         self.procs
@@ -528,6 +602,82 @@ impl Drop for XSession {
             None => std::env::remove_var("DISPLAY"),
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Gweled's game modes (buttons of its welcome screen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GweledMode {
+    Normal,
+    Timed,
+    Endless,
+}
+
+impl GweledMode {
+    /// The centre of the mode's button, as fractions of the window size.
+    fn button(self) -> (f64, f64) {
+        match self {
+            GweledMode::Normal => (0.5, 0.44),
+            GweledMode::Timed => (0.5, 0.605),
+            GweledMode::Endless => (0.5, 0.756),
+        }
+    }
+}
+
+/// The game Gweled 0.9.1 writes to `$XDG_CONFIG_HOME/gweled.saved-game`
+/// on quit: its `GweledGameState` (board_engine.h), native-endian `gint`s:
+/// `gpc_game_board[8][8]` (x-major: `[col][row]`, gems 0-6), `game_mode`,
+/// `gi_score`, `gi_total_gems_removed`, `gi_bonus_multiply`,
+/// `gi_previous_bonus_at`, `gi_next_bonus_at`, `gi_level`,
+/// `gi_trigger_bonus`, `g_steps_for_timer` (292 bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GweledSaved {
+    /// `board[row][col]`.
+    pub board: [[i32; 8]; 8],
+    pub mode: i32,
+    pub score: i64,
+    pub removed: i64,
+    pub level: i64,
+}
+
+impl GweledSaved {
+    pub const SIZE: usize = (64 + 9) * 4;
+
+    pub fn parse(b: &[u8]) -> Result<GweledSaved, String> {
+        if b.len() < Self::SIZE {
+            return Err(format!(
+                "saved game is {} bytes, want {}",
+                b.len(),
+                Self::SIZE
+            ));
+        }
+        let int =
+            |i: usize| i32::from_ne_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+        let mut board = [[0; 8]; 8];
+        for (y, row) in board.iter_mut().enumerate() {
+            for (x, v) in row.iter_mut().enumerate() {
+                *v = int(x * 8 + y);
+            }
+        }
+        if board.iter().flatten().any(|&v| !(0..7).contains(&v)) {
+            return Err(format!("saved board has gems outside 0-6: {board:?}"));
+        }
+        Ok(GweledSaved {
+            board,
+            mode: int(64),
+            score: int(65) as i64,
+            removed: int(66) as i64,
+            level: int(70) as i64,
+        })
+    }
+
+    /// The board as crate board text (Gweled's gem numbers as colours).
+    pub fn board_text(&self) -> String {
+        self.board
+            .iter()
+            .map(|r| r.iter().map(|v| v.to_string()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("/")
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod live;
 pub mod rules;
 pub mod solver;
+pub mod verify;
 
 pub use live::{choose, Choice, Policy, PolicyParams};
 pub use rules::{MBoard, NoRefill, Outcome, Scoring, Swap, HOLE};
