@@ -25,8 +25,9 @@ use super::eval::{value_features, Eval, ValueFeatures};
 use super::field::{Field, MAX_WIDTH};
 use super::piece::State;
 
-/// Columns stored: the field's plus two walls each side.
-const SLOTS: usize = MAX_WIDTH + 4;
+/// Columns stored: the field's, two walls each side, and empty padding so a
+/// placement's window is a fixed-size copy.
+const SLOTS: usize = MAX_WIDTH + 8;
 
 /// The terms of a field, per column, and their totals.
 #[derive(Debug, Clone)]
@@ -211,7 +212,7 @@ impl ColumnBase {
         let sw = st.w as usize;
         // Window: columns x-2 ..= x+sw+1 at nc[0..sw+4]; piece column c at nc[c+2].
         let mut nc = [0u64; 8];
-        nc[..sw + 4].copy_from_slice(&self.cols[x..x + sw + 4]);
+        nc.copy_from_slice(&self.cols[x..x + 8]);
         for c in 0..sw {
             nc[c + 2] |= (st.col_bits[c] as u64) << y;
         }

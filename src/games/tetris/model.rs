@@ -153,7 +153,7 @@ fn play_simple(
                 break;
             }
             let top = top0 - 1;
-            for s in 0..states.len() {
+            for (s, st) in states.iter().enumerate() {
                 if !inside(s, spawn_x, top) {
                     continue;
                 }
@@ -169,7 +169,7 @@ fn play_simple(
                     cands.push(Cand {
                         state: s as u8,
                         bx,
-                        x: (bx + states[s].left as i32) as usize,
+                        x: (bx + st.left as i32) as usize,
                     });
                 }
             }
