@@ -442,7 +442,7 @@ fn fast_choice_matches_plain_choice_in_games() {
                 let plain = plain_choice(&g, &eval, &f, p);
                 let d = player.choose(&g, &f, p, &[]);
                 assert_eq!(
-                    plain.map(|(pl, s)| (pl, s)),
+                    plain,
                     d.map(|d| (d.placement, d.score)),
                     "{name} {w}x{h} {p} on {f:?}"
                 );
