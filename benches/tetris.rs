@@ -3,7 +3,11 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gridbot::games::tetris::eval::value_features;
-use gridbot::games::tetris::{standard, Eval, Field, Piece, Player, RotationSystem, SearchParams};
+use gridbot::games::tetris::fast::ColumnBase;
+use gridbot::games::tetris::{
+    play_game_with, standard, Eval, Field, GameSetup, Model, Piece, Player, Randomizer,
+    RotationSystem, SearchParams,
+};
 use std::hint::black_box;
 
 /// A mid-game 10x20 field: a ragged stack with a well and two holes.
@@ -55,6 +59,28 @@ fn benches(c: &mut Criterion) {
     c.bench_function("tetris/value features extended", |b| {
         b.iter(|| value_features(black_box(&f), true))
     });
+    c.bench_function("tetris/column base", |b| {
+        b.iter(|| ColumnBase::new(black_box(&f), false).features())
+    });
+    // 2,000 pieces of a seeded 10x20 game: time / 2,000 = time per piece
+    // (generate, score every placement, apply the best).
+    for model in [Model::Reach, Model::Fahey] {
+        let setup = GameSetup {
+            width: 10,
+            height: 20,
+            randomizer: Randomizer::Uniform,
+            max_pieces: Some(2_000),
+        };
+        let mut player = Player::new(Eval::dellacherie(), SearchParams::default());
+        c.bench_function(
+            &format!("tetris/game 2000 pieces dellacherie {model:?}"),
+            |b| {
+                b.iter(|| {
+                    play_game_with(model, &gen, &mut player, &setup, black_box(7)).map(|r| r.lines)
+                })
+            },
+        );
+    }
     for eval in [Eval::dellacherie(), Eval::tuned()] {
         let mut player = Player::new(eval.clone(), SearchParams::default());
         c.bench_function(&format!("tetris/choose T {}", eval.name), |b| {

@@ -5,8 +5,8 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use gridbot::games::tetris::{
-    play_game, Eval, Field, GameSetup, MoveGen, MoveRules, Piece, Player, Randomizer,
-    RotationSystem, SearchParams, Shapes, TetrisKey,
+    play_game, play_game_with, Eval, Field, GameSetup, Model, MoveGen, MoveRules, Piece, Placement,
+    Player, Randomizer, RotationSystem, SearchParams, Shapes, TetrisKey,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -407,4 +407,88 @@ fn placements_from_a_fallen_piece() {
         &pl.script.keys()[..2],
         &[TetrisKey::RotateCw, TetrisKey::RotateCw]
     );
+}
+
+// ---- the fast chooser against the plain one ---------------------------------
+
+/// The plain one-piece choice: every placement from `placements`, scored by
+/// `Eval::play`, the best by score then priority then generation order.
+fn plain_choice(g: &MoveGen, eval: &Eval, f: &Field, p: Piece) -> Option<(Placement, f32)> {
+    let mut best: Option<(Placement, f32, i32)> = None;
+    for pl in g.placements(f, p) {
+        let (r, v, _, _) = eval.play(g, f, &pl);
+        let s = r + v;
+        let pr = eval.priority(g, &pl);
+        if best.is_none_or(|(_, bs, bp)| s > bs || (s == bs && pr > bp)) {
+            best = Some((pl, s, pr));
+        }
+    }
+    best.map(|(pl, s, _)| (pl, s))
+}
+
+/// Whole games: at every piece the player (fast path when the pile is low)
+/// makes the plain choice, with the same score, for every preset.
+#[test]
+fn fast_choice_matches_plain_choice_in_games() {
+    for (w, h) in [(10, 10), (10, 20), (6, 8)] {
+        let g = gen(w, h, false);
+        for name in ["dellacherie", "el-tetris", "bcts", "tuned"] {
+            let eval = Eval::preset(name).unwrap();
+            let mut player = Player::new(eval.clone(), SearchParams::default());
+            let mut pieces = gridbot::games::tetris::PieceGen::new(Randomizer::Uniform, 11);
+            let mut f = Field::new(w, h).unwrap();
+            for _ in 0..400 {
+                let p = pieces.next_piece();
+                let plain = plain_choice(&g, &eval, &f, p);
+                let d = player.choose(&g, &f, p, &[]);
+                assert_eq!(
+                    plain,
+                    d.map(|d| (d.placement, d.score)),
+                    "{name} {w}x{h} {p} on {f:?}"
+                );
+                let Some(d) = d else { break };
+                let mut after = f;
+                g.apply(&mut after, &d.placement).unwrap();
+                assert_eq!(after, d.field);
+                f = after;
+            }
+        }
+    }
+}
+
+/// Exact results of short seeded games (signatures: any change to the
+/// engine, the features or the tie-break shows here).
+#[test]
+fn seeded_game_signatures() {
+    let setup = GameSetup {
+        width: 10,
+        height: 10,
+        randomizer: Randomizer::Uniform,
+        max_pieces: Some(2_000),
+    };
+    let g = gen(10, 10, false);
+    let mut got = Vec::new();
+    for model in [Model::Reach, Model::Fahey, Model::Drop] {
+        let mut player = Player::new(Eval::dellacherie(), SearchParams::default());
+        let r = play_game_with(model, &g, &mut player, &setup, 42).unwrap();
+        got.push((r.lines, r.pieces, r.topped_out));
+    }
+    assert_eq!(
+        got,
+        vec![(799, 2000, false), (184, 475, true), (799, 2000, false)]
+    );
+}
+
+#[test]
+fn fahey_pieces() {
+    let sh = Shapes::new(&RotationSystem::fahey(), 10).unwrap();
+    let counts: Vec<usize> = Piece::ALL.iter().map(|&p| sh.of(p).len()).collect();
+    assert_eq!(counts, vec![2, 1, 4, 2, 2, 4, 4]);
+    // The origin (box column 2) spawns in column 1 + 10/2 (1-based).
+    assert!(sh.spawn_x.iter().all(|&x| x + 2 == 5));
+    // Orientation 1 has no cell above the origin row: the spawn cells are
+    // the top row (and the one below).
+    for p in Piece::ALL {
+        assert_eq!(sh.spawn_top(p, 20), 20, "{p}");
+    }
 }

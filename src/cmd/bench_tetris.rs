@@ -14,8 +14,8 @@ use anyhow::Context;
 use clap::Args;
 use gridbot::bench::mean_median;
 use gridbot::games::tetris::{
-    self, game::game_seed, Eval, GameSetup, MoveGen, MoveRules, Player, Randomizer, RotationSystem,
-    SearchParams, Shapes,
+    self, game::game_seed, Eval, GameSetup, Model, MoveGen, MoveRules, Player, Randomizer,
+    RotationSystem, SearchParams, Shapes,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -63,6 +63,12 @@ pub struct TetrisBenchArgs {
     /// Tetris: also use placements that need a slide under an overhang.
     #[arg(long)]
     slides: bool,
+    /// Tetris: game model: reach (moves and turns at the top, hard drop: the
+    /// live game), fahey (Colin Fahey's Standard Tetris, where Dellacherie's
+    /// controller makes ~660,000 lines on 10x20) or drop (every rotation and
+    /// column dropped from above). fahey and drop play one piece at a time.
+    #[arg(long, default_value = "reach")]
+    model: String,
 }
 
 /// One game's line of `--json`.
@@ -176,12 +182,13 @@ fn run_eval(
     json: bool,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<Vec<(tetris::GameResult, f64)>> {
+    let model = Model::from_name(&a.model)?;
     let results: Vec<(tetris::GameResult, f64)> = (0..a.games)
         .into_par_iter()
         .map(|i| {
             let mut player = Player::new(eval.clone(), search);
             let t0 = Instant::now();
-            let r = tetris::play_game(gen, &mut player, setup, game_seed(a.seed, i));
+            let r = tetris::play_game_with(model, gen, &mut player, setup, game_seed(a.seed, i));
             let ms = t0.elapsed().as_secs_f64() * 1e3;
             bar.inc(1);
             r.map(|r| (r, ms))
@@ -250,6 +257,13 @@ pub fn run(a: &TetrisBenchArgs, search: &SearchArgs, json: bool) -> anyhow::Resu
         expect: a.expect,
     };
     let baseline = a.baseline.as_deref().map(load_eval).transpose()?;
+    let model = Model::from_name(&a.model)?;
+    if model != Model::Reach && (params.preview > 0 || params.expect) {
+        anyhow::bail!(
+            "--model {} plays one piece at a time (no --preview, no --expect)",
+            a.model
+        );
+    }
     let threads = search.threads.unwrap_or(1).max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -292,11 +306,12 @@ pub fn run(a: &TetrisBenchArgs, search: &SearchArgs, json: bool) -> anyhow::Resu
         println!("{}", serde_json::json!({ "summary": v }));
     } else {
         println!(
-            "{}x{} field, {} pieces, seed {}",
+            "{}x{} field, {} pieces, seed {}, model {}",
             width,
             a.height,
             if a.bag { "7-bag" } else { "uniform" },
-            a.seed
+            a.seed,
+            a.model
         );
         print_summary(&s);
         if let (Some(b), Some(r)) = (&base, ratio) {

@@ -240,7 +240,7 @@ impl Eval {
 
     /// The Reward of locking `st` with its lowest row at `y`, given the rows
     /// it cleared (mask relative to `y`).
-    #[inline]
+    #[inline(always)]
     pub fn reward(&self, st: &State, y: usize, cleared: u8) -> f32 {
         let w = &self.weights;
         let landing = y as f32 + (st.h as f32 + 1.0) * 0.5;
@@ -261,7 +261,12 @@ impl Eval {
     /// The Value of a field.
     #[inline]
     pub fn value(&self, f: &Field) -> f32 {
-        let v = value_features(f, self.extended());
+        self.value_of(&value_features(f, self.extended()))
+    }
+
+    /// The Value of a field with these features.
+    #[inline(always)]
+    pub fn value_of(&self, v: &ValueFeatures) -> f32 {
         let w = &self.weights;
         w.row_transitions * v.row_transitions as f32
             + w.col_transitions * v.col_transitions as f32
@@ -288,10 +293,21 @@ impl Eval {
     /// Dellacherie's priority of a placement (higher wins a tie).
     #[inline]
     pub fn priority(&self, gen: &MoveGen, pl: &Placement) -> i32 {
+        self.priority_at(
+            gen.shapes.spawn_x[pl.piece.index()],
+            pl.x as i32,
+            pl.rotation,
+        )
+    }
+
+    /// The priority of a placement with box column `bx` and rotation state
+    /// `rotation` of a piece that spawns at box column `spawn_x`.
+    #[inline(always)]
+    pub fn priority_at(&self, spawn_x: i32, bx: i32, rotation: u8) -> i32 {
         match self.tie_break {
             TieBreak::Dellacherie => {
-                let dx = pl.x as i32 - gen.shapes.spawn_x[pl.piece.index()];
-                100 * dx.abs() + if dx < 0 { 10 } else { 0 } - pl.rotation as i32
+                let dx = bx - spawn_x;
+                100 * dx.abs() + if dx < 0 { 10 } else { 0 } - rotation as i32
             }
             TieBreak::First => 0,
         }

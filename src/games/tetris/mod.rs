@@ -21,9 +21,11 @@
 //! piece landed where [`Placement::cells`] says.
 
 pub mod eval;
+pub mod fast;
 pub mod field;
 pub mod game;
 pub mod learn;
+pub mod model;
 pub mod movegen;
 pub mod piece;
 pub mod search;
@@ -32,6 +34,7 @@ pub mod tune;
 pub use eval::{Eval, TieBreak, Weights};
 pub use field::Field;
 pub use game::{play_game, GameResult, GameSetup, PieceGen, Randomizer};
+pub use model::{play_game_with, Model};
 pub use movegen::{KeyMap, MoveGen, MoveRules, Placement, Script, TetrisKey};
 pub use piece::{Piece, RotationSystem, Shapes};
 pub use search::{Decision, Player, SearchParams};

@@ -201,11 +201,11 @@ impl Placement {
 
 /// A placement reachable on an empty field (per piece, per size).
 #[derive(Debug, Clone, Copy)]
-struct Free {
-    state: u8,
-    bx: i8,
-    x: u8,
-    script: Script,
+pub(crate) struct Free {
+    pub(crate) state: u8,
+    pub(crate) bx: i8,
+    pub(crate) x: u8,
+    pub(crate) script: Script,
 }
 
 /// The move generator for one rotation system, field size and rules.
@@ -365,16 +365,7 @@ impl MoveGen {
                 if y + st.h as usize > h {
                     continue;
                 }
-                let mut script = f.script;
-                script.push(TetrisKey::HardDrop);
-                out.push(Placement {
-                    piece: p,
-                    rotation: f.state,
-                    x: f.bx,
-                    column: f.x,
-                    row: y as u8,
-                    script,
-                });
+                out.push(self.free_placement(p, f, y));
             }
         } else {
             let top = self.shapes.spawn_top(p, h);
@@ -383,6 +374,36 @@ impl MoveGen {
         }
         if self.rules.slides && !out.is_empty() {
             self.add_slides(field, p, out);
+        }
+    }
+
+    /// When every placement of `p` on `field` is reachable as on an empty
+    /// field (the pile is below the rows the piece turns in, no slides): the
+    /// table of them, in [`MoveGen::placements_into`] order, each to be
+    /// dropped by the column heights (and skipped when it ends above the
+    /// top). The fast path of the search uses it to score placements
+    /// without building their scripts.
+    #[inline]
+    pub(crate) fn free_table(&self, field: &Field, p: Piece) -> Option<&[Free]> {
+        if self.rules.slides || field.pile_height() as i32 > self.spawn_low[p.index()] {
+            None
+        } else {
+            Some(&self.free[p.index()])
+        }
+    }
+
+    /// The placement of a [`MoveGen::free_table`] entry landing at `row`.
+    #[inline]
+    pub(crate) fn free_placement(&self, p: Piece, f: &Free, row: usize) -> Placement {
+        let mut script = f.script;
+        script.push(TetrisKey::HardDrop);
+        Placement {
+            piece: p,
+            rotation: f.state,
+            x: f.bx,
+            column: f.x,
+            row: row as u8,
+            script,
         }
     }
 

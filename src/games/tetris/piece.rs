@@ -145,14 +145,50 @@ impl RotationSystem {
         }
     }
 
+    /// Colin Fahey's "Standard Tetris" pieces (2003): each orientation is a
+    /// set of cells around an origin that stays put when the piece turns
+    /// (drawn here in 4x4 boxes with the origin at box column 2, box row 1);
+    /// O has one orientation, I, S and Z two, the others four; orientation 1
+    /// has no cell above the origin, which spawns in the top row, column
+    /// `1 + width/2` (1-based). The pieces of [`super::model::Model::Fahey`].
+    pub fn fahey() -> Self {
+        RotationSystem {
+            name: "fahey".into(),
+            spawn_above: 0,
+            i: rot(&["..../####/..../....", "..#./..#./..#./..#."]),
+            o: rot(&["..../.##./.##./...."]),
+            t: rot(&[
+                "..../.###/..#./....",
+                "..#./..##/..#./....",
+                "..#./.###/..../....",
+                "..#./.##./..#./....",
+            ]),
+            s: rot(&["..../..##/.##./....", "..#./..##/...#/...."]),
+            z: rot(&["..../.##./..##/....", "...#/..##/..#./...."]),
+            j: rot(&[
+                "..../.###/...#/....",
+                "..##/..#./..#./....",
+                ".#../.###/..../....",
+                "..#./..#./.##./....",
+            ]),
+            l: rot(&[
+                "..../.###/.#../....",
+                "..#./..#./..##/....",
+                "...#/.###/..../....",
+                ".##./..#./..#./....",
+            ]),
+        }
+    }
+
     /// A named preset.
     pub fn preset(name: &str) -> Result<Self, TetrisError> {
         match name {
             "srs" => Ok(Self::srs()),
+            "fahey" => Ok(Self::fahey()),
             _ => Err(TetrisError::UnknownPreset {
                 kind: "rotation system",
                 name: name.to_string(),
-                known: "srs",
+                known: "srs, fahey",
             }),
         }
     }
@@ -206,6 +242,9 @@ pub struct State {
     pub col_bottom: [u8; 4],
     /// States of one piece with equal `shape` draw the same cells.
     pub shape: u8,
+    /// The cells of each shape column as a bit mask of shape rows (bit `r` =
+    /// row `r` from the shape's lowest row).
+    pub col_bits: [u8; 4],
 }
 
 impl State {
@@ -263,7 +302,16 @@ fn parse_state(p: Piece, i: usize, text: &str) -> Result<(State, [u16; 4]), Tetr
     for (c, cb) in col_bottom.iter_mut().enumerate().take(x1 - x0 + 1) {
         *cb = (0..4).find(|&r| mask[r] >> c & 1 == 1).unwrap_or(0) as u8;
     }
+    let mut col_bits = [0u8; 4];
+    for (c, cb) in col_bits.iter_mut().enumerate() {
+        for (r, m) in mask.iter().enumerate() {
+            if m >> c & 1 == 1 {
+                *cb |= 1 << r;
+            }
+        }
+    }
     let st = State {
+        col_bits,
         mask,
         w: (x1 - x0 + 1) as u8,
         h: (y1 - y0 + 1) as u8,

@@ -17,8 +17,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::eval::Eval;
+use super::fast::{self, ColumnBase};
 use super::field::Field;
-use super::movegen::{MoveGen, Placement};
+use super::movegen::{Free, MoveGen, Placement};
 use super::piece::Piece;
 
 /// Search knobs.
@@ -59,6 +60,24 @@ pub struct Decision {
     pub nodes: u64,
 }
 
+/// `reward + value` of a placement, as [`Eval::play`] scores it, from the
+/// column terms of the field.
+#[inline(always)]
+fn quick(eval: &Eval, base: &ColumnBase, gen: &MoveGen, field: &Field, pl: &Placement) -> f32 {
+    base.score(
+        eval,
+        field,
+        gen.state(pl),
+        pl.column as usize,
+        pl.row as usize,
+    )
+    .0
+}
+
+fn x_of(pl: &Placement) -> usize {
+    pl.column as usize
+}
+
 /// A score below any reachable one, for lines that top out.
 const DEAD: f32 = -1.0e7;
 
@@ -92,6 +111,16 @@ impl Player {
         next: &[Piece],
     ) -> Option<Decision> {
         let depth = self.params.preview.min(next.len());
+        if depth == 0 && !self.params.expect {
+            if let Some(table) = gen.free_table(field, piece) {
+                #[cfg(target_arch = "x86_64")]
+                if fast::has_popcnt() {
+                    // SAFETY: the CPU has the features (checked just above).
+                    return unsafe { self.choose_free_popcnt(gen, field, piece, table) };
+                }
+                return self.choose_free(gen, field, piece, table);
+            }
+        }
         while self.levels.len() <= depth + 1 {
             self.levels.push(Vec::new());
             self.ranked.push(Vec::new());
@@ -99,20 +128,21 @@ impl Player {
         let mut nodes = 0u64;
         let mut list = std::mem::take(&mut self.levels[0]);
         gen.placements_into(field, piece, &mut list);
+        let base = ColumnBase::new(field, self.eval.extended());
         let mut best: Option<(f32, i32, usize)> = None;
         if depth == 0 && !self.params.expect {
             for (i, pl) in list.iter().enumerate() {
-                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                let rv = quick(&self.eval, &base, gen, field, pl);
                 nodes += 1;
-                self.consider(gen, &mut best, r + v, pl, i);
+                self.consider(gen, &mut best, rv, pl, i);
             }
         } else {
             let mut ranked = std::mem::take(&mut self.ranked[0]);
             ranked.clear();
             for (i, pl) in list.iter().enumerate() {
-                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                let rv = quick(&self.eval, &base, gen, field, pl);
                 nodes += 1;
-                ranked.push((r + v, i as u32));
+                ranked.push((rv, i as u32));
             }
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             ranked.truncate(self.params.beam.max(1));
@@ -143,6 +173,72 @@ impl Player {
         });
         self.levels[0] = list;
         out
+    }
+
+    /// [`Player::choose_free`] compiled with hardware bit counts.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1")]
+    unsafe fn choose_free_popcnt(
+        &self,
+        gen: &MoveGen,
+        field: &Field,
+        piece: Piece,
+        table: &[Free],
+    ) -> Option<Decision> {
+        self.choose_free(gen, field, piece, table)
+    }
+
+    /// One piece, no lookahead, every placement reachable as on an empty
+    /// field: scores each entry of the table with the column terms of
+    /// [`ColumnBase`] and builds only the chosen placement (same choice, same
+    /// order and ties as the general path).
+    #[inline(always)]
+    fn choose_free(
+        &self,
+        gen: &MoveGen,
+        field: &Field,
+        piece: Piece,
+        table: &[Free],
+    ) -> Option<Decision> {
+        let base = ColumnBase::new(field, self.eval.extended());
+        let states = gen.shapes.of(piece);
+        let h = base.height();
+        let spawn_x = gen.shapes.spawn_x[piece.index()];
+        let mut nodes = 0u64;
+        // (score, priority, table index, row)
+        let mut best: Option<(f32, i32, usize, usize)> = None;
+        for (i, f) in table.iter().enumerate() {
+            let st = &states[f.state as usize];
+            let x = f.x as usize;
+            let y = base.landing_row(st, x);
+            if y + st.h as usize > h {
+                continue;
+            }
+            let (score, _) = base.score(&self.eval, field, st, x, y);
+            nodes += 1;
+            let better = match best {
+                None => true,
+                Some((s, p, _, _)) => {
+                    score > s
+                        || (score == s && self.eval.priority_at(spawn_x, f.bx as i32, f.state) > p)
+                }
+            };
+            if better {
+                let p = self.eval.priority_at(spawn_x, f.bx as i32, f.state);
+                best = Some((score, p, i, y));
+            }
+        }
+        let (score, _, i, y) = best?;
+        let placement = gen.free_placement(piece, &table[i], y);
+        let mut after = *field;
+        let cleared = after.lock(&states[placement.rotation as usize], x_of(&placement), y);
+        Some(Decision {
+            placement,
+            field: after,
+            lines: cleared.count_ones(),
+            score,
+            nodes,
+        })
     }
 
     /// Keeps `pl` when it beats the best so far (strictly, or equal with a
@@ -181,12 +277,13 @@ impl Player {
         };
         let mut list = std::mem::take(&mut self.levels[level]);
         gen.placements_into(field, piece, &mut list);
+        let base = ColumnBase::new(field, self.eval.extended());
         let mut best: Option<f32> = None;
         if rest.is_empty() && !self.params.expect {
             for pl in &list {
-                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                let rv = quick(&self.eval, &base, gen, field, pl);
                 *nodes += 1;
-                let s = r + v;
+                let s = rv;
                 if best.is_none_or(|b| s > b) {
                     best = Some(s);
                 }
@@ -195,9 +292,9 @@ impl Player {
             let mut ranked = std::mem::take(&mut self.ranked[level]);
             ranked.clear();
             for (i, pl) in list.iter().enumerate() {
-                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                let rv = quick(&self.eval, &base, gen, field, pl);
                 *nodes += 1;
-                ranked.push((r + v, i as u32));
+                ranked.push((rv, i as u32));
             }
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             ranked.truncate(self.params.beam.max(1));
@@ -227,13 +324,14 @@ impl Player {
         }
         let mut list = std::mem::take(&mut self.levels[level]);
         let mut total = 0.0;
+        let base = ColumnBase::new(field, self.eval.extended());
         for p in Piece::ALL {
             gen.placements_into(field, p, &mut list);
             let mut best = DEAD;
             for pl in &list {
-                let (r, v, _, _) = self.eval.play(gen, field, pl);
+                let rv = quick(&self.eval, &base, gen, field, pl);
                 *nodes += 1;
-                best = best.max(r + v);
+                best = best.max(rv);
             }
             total += best;
         }
