@@ -18,80 +18,13 @@
 
 mod common;
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
 
 use common::*;
 
 const SWAPS: usize = 50;
-
-/// A child process in its own group, killed (group and all) when dropped.
-struct Guarded(Child);
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        if matches!(self.0.try_wait(), Ok(None)) {
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", self.0.id())])
-                .status();
-            let _ = self.0.kill();
-        }
-        let _ = self.0.wait();
-    }
-}
-
-/// Runs `cmd` with a time limit; returns (success, stdout, stderr).
-fn run_with_timeout(mut cmd: Command, limit: Duration) -> Result<(bool, String, String), String> {
-    let child = cmd
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    let mut g = Guarded(child);
-    let mut out = g.0.stdout.take().ok_or("no stdout pipe")?;
-    let mut err = g.0.stderr.take().ok_or("no stderr pipe")?;
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let until = Instant::now() + limit;
-    let ok = loop {
-        match g.0.try_wait() {
-            Ok(Some(st)) => break st.success(),
-            Ok(None) if Instant::now() > until => {
-                drop(g);
-                let stderr = t_err.join().unwrap_or_default();
-                return Err(format!(
-                    "timed out after {limit:?}; stderr tail: {}",
-                    tail(&stderr, 15)
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => return Err(format!("waiting for the child: {e}")),
-        }
-    };
-    Ok((
-        ok,
-        t_out.join().unwrap_or_default(),
-        t_err.join().unwrap_or_default(),
-    ))
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
 
 /// Starts a session with Gweled on an Endless game, or says why not.
 fn gweled_or_skip(test: &str) -> Option<(XSession, WindowInfo)> {
@@ -137,6 +70,7 @@ fn gridbot_plays_50_gweled_swaps() {
         .env("RUST_LOG", "info");
     let (ok, stdout, stderr) =
         run_with_timeout(cmd, Duration::from_secs(240)).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let ok = ok.success();
     let lines: Vec<serde_json::Value> = stdout
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -381,7 +315,11 @@ fn capture_fixtures() {
                 .args(["--moves", &swaps.to_string()]);
             let (ok, _, stderr) = run_with_timeout(cmd, Duration::from_secs(60))
                 .unwrap_or_else(|e| panic!("{test}: {e}"));
-            assert!(ok, "{test}: gridbot failed: {}", tail(&stderr, 10));
+            assert!(
+                ok.success(),
+                "{test}: gridbot failed: {}",
+                tail(&stderr, 10)
+            );
         }
         let img = LiveWindow::find("Gweled")
             .and_then(|mut w| w.grab())

@@ -17,10 +17,8 @@
 
 mod common;
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -48,72 +46,6 @@ fn park_pointer(s: &XSession) {
     if let Err(e) = s.xdotool(&["mousemove", "20", "1000"]) {
         panic!("cannot park the pointer: {e}");
     }
-}
-
-/// A child process in its own group, killed (group and all) when dropped.
-struct Guarded(Child);
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        if matches!(self.0.try_wait(), Ok(None)) {
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", self.0.id())])
-                .status();
-            let _ = self.0.kill();
-        }
-        let _ = self.0.wait();
-    }
-}
-
-/// Runs `cmd` with a time limit; returns (exit status, stdout, stderr).
-fn run_with_timeout(
-    mut cmd: Command,
-    limit: Duration,
-) -> Result<(std::process::ExitStatus, String, String), String> {
-    let child = cmd
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    let mut g = Guarded(child);
-    let mut out = g.0.stdout.take().ok_or("no stdout pipe")?;
-    let mut err = g.0.stderr.take().ok_or("no stderr pipe")?;
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let until = Instant::now() + limit;
-    let status = loop {
-        match g.0.try_wait() {
-            Ok(Some(st)) => break st,
-            Ok(None) if Instant::now() > until => {
-                drop(g);
-                let stderr = t_err.join().unwrap_or_default();
-                return Err(format!(
-                    "timed out after {limit:?}; stderr tail: {}",
-                    tail(&stderr, 15)
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => return Err(format!("waiting for the child: {e}")),
-        }
-    };
-    let stdout = t_out.join().unwrap_or_default();
-    let stderr = t_err.join().unwrap_or_default();
-    Ok((status, stdout, stderr))
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// Board text (crate format) to rows of cell values; `.` = 0, `?` = 255.

@@ -18,7 +18,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -1086,4 +1086,70 @@ pub fn gvariant_numbers(text: &str) -> Vec<u64> {
 pub fn cell_centre_in_window(win_w: u32, cols: usize, row: usize, col: usize) -> (i32, i32) {
     let x0 = (win_w as i32 - cols as i32 * 50) / 2;
     (x0 + col as i32 * 50 + 25, 50 + row as i32 * 50 + 25)
+}
+
+/// A child process in its own group, killed (group and all) when dropped.
+pub struct Guarded(pub Child);
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.0.id())])
+                .status();
+            let _ = self.0.kill();
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `cmd` with a time limit; returns (exit status, stdout, stderr).
+pub fn run_with_timeout(
+    mut cmd: Command,
+    limit: Duration,
+) -> Result<(std::process::ExitStatus, String, String), String> {
+    let child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    let mut g = Guarded(child);
+    let mut out = g.0.stdout.take().ok_or("no stdout pipe")?;
+    let mut err = g.0.stderr.take().ok_or("no stderr pipe")?;
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let until = Instant::now() + limit;
+    let status = loop {
+        match g.0.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() > until => {
+                drop(g);
+                let stderr = t_err.join().unwrap_or_default();
+                return Err(format!(
+                    "timed out after {limit:?}; stderr tail: {}",
+                    tail(&stderr, 15)
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(format!("waiting for the child: {e}")),
+        }
+    };
+    let stdout = t_out.join().unwrap_or_default();
+    let stderr = t_err.join().unwrap_or_default();
+    Ok((status, stdout, stderr))
+}
+
+pub fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }
