@@ -131,11 +131,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     };
     let boards = load_boards(boards_file, a.limit)?;
     let budget = a.search.budget();
-    let bar = if a.json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(boards.len() as u64)
-    };
+    let bar = progress(boards.len() as u64, a.json);
     let mut results = Vec::with_capacity(boards.len());
     let mut out = std::io::stdout().lock();
     for (line, board) in &boards {
@@ -259,4 +255,14 @@ pub fn load_boards(path: &Path, limit: Option<usize>) -> anyhow::Result<Vec<(usi
         }
     }
     Ok(boards)
+}
+
+/// A progress bar over `len` steps on stderr; hidden when the output is JSON
+/// (one object a line on stdout, nothing else).
+pub fn progress(len: u64, json: bool) -> indicatif::ProgressBar {
+    if json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(len)
+    }
 }

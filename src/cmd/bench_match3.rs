@@ -86,11 +86,7 @@ pub fn run(
     json: bool,
 ) -> anyhow::Result<i32> {
     let boards = super::bench::load_boards(boards_file, limit)?;
-    let bar = if json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(boards.len() as u64)
-    };
+    let bar = super::bench::progress(boards.len() as u64, json);
     let budget = exact_budget();
     let mut out = std::io::stdout().lock();
     let mut rows = Vec::with_capacity(boards.len());

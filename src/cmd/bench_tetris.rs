@@ -270,11 +270,7 @@ pub fn run(a: &TetrisBenchArgs, search: &SearchArgs, json: bool) -> anyhow::Resu
         .build()
         .context("cannot start worker threads")?;
     let runs = 1 + baseline.is_some() as u64;
-    let bar = if json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(a.games * runs)
-    };
+    let bar = super::bench::progress(a.games * runs, json);
     let main = pool.install(|| run_eval(&gen, &eval, params, &setup, a, json, &bar))?;
     let s = summarise(&eval.name, params, &main);
     let base = match &baseline {
