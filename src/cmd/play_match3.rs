@@ -282,28 +282,24 @@ pub fn run_window(a: &WindowArgs) -> anyhow::Result<i32> {
         };
         let _ = writeln!(out, "{line}");
     };
+    // The same loop over either sink: recorded (dry run) or real input.
+    macro_rules! play_with {
+        ($sink:expr) => {
+            Match3Bot {
+                cal: &cal,
+                source: &mut win,
+                input: SafeInput::new($sink, rect),
+                scoring: a.scoring,
+                policy: a.policy,
+                cfg,
+            }
+            .run(&mut print)?
+        };
+    }
     let summary = if a.dry_run {
-        let input = SafeInput::new(RecordingSink::new((rect.w, rect.h)), rect);
-        let mut bot = Match3Bot {
-            cal: &cal,
-            source: &mut win,
-            input,
-            scoring: a.scoring,
-            policy: a.policy,
-            cfg,
-        };
-        bot.run(&mut print)?
+        play_with!(RecordingSink::new((rect.w, rect.h)))
     } else {
-        let input = SafeInput::new(EnigoSink::new()?, rect);
-        let mut bot = Match3Bot {
-            cal: &cal,
-            source: &mut win,
-            input,
-            scoring: a.scoring,
-            policy: a.policy,
-            cfg,
-        };
-        bot.run(&mut print)?
+        play_with!(EnigoSink::new()?)
     };
     let mut out = std::io::stdout().lock();
     if a.json {
