@@ -481,18 +481,21 @@ impl<const N: usize> MBoard<N> {
 }
 
 /// The reference rules on the shared [`Board`]: plain loops, no shortcuts.
+/// The board with every cell that is not a gem (empty, unread) as [`HOLE`].
+pub fn holes_as_hole(b: &Board) -> Board {
+    let cells = b
+        .cells()
+        .iter()
+        .map(|&v| if is_gem(v) { v } else { HOLE })
+        .collect();
+    Board::from_cells(b.rows(), b.cols(), cells)
+}
+
 pub mod naive {
-    use super::{is_gem, Outcome, Refill, Scoring, HOLE};
+    use super::{is_gem, Outcome, Refill, Scoring};
     use crate::board::{Board, Cell};
 
-    fn norm(b: &Board) -> Board {
-        let cells = b
-            .cells()
-            .iter()
-            .map(|&v| if is_gem(v) { v } else { HOLE })
-            .collect();
-        Board::from_cells(b.rows(), b.cols(), cells)
-    }
+    use super::holes_as_hole as norm;
 
     /// Every line as its list of cells (rows first, then columns).
     pub fn lines(b: &Board) -> Vec<Vec<Cell>> {

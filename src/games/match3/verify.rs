@@ -65,14 +65,7 @@ impl Check {
     }
 }
 
-fn norm(b: &Board) -> Board {
-    let cells = b
-        .cells()
-        .iter()
-        .map(|&v| if is_gem(v) { v } else { HOLE })
-        .collect();
-    Board::from_cells(b.rows(), b.cols(), cells)
-}
+use super::rules::holes_as_hole as norm;
 
 /// The board after swapping `x` and `y` (no legality check).
 pub fn swapped(b: &Board, x: Cell, y: Cell) -> Board {
