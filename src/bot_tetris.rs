@@ -409,15 +409,13 @@ fn play_live<S: TetrisScreen, I: InputSink>(
     let t = Instant::now();
     let gen = match &live.gen {
         Some(g) if live.learner.is_learned(piece) && !now.is_empty() => g,
-        _ => {
-            correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
-            input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
-            return Ok(false);
-        }
+        _ => return steer_and_drop(screen, input, cfg, want, sum),
     };
     let field = &view.field;
-    let options: Vec<_> = readings(gen, piece, &now)
-        .into_iter()
+    let reads = readings(gen, piece, &now);
+    let options: Vec<_> = reads
+        .iter()
+        .copied()
         .filter_map(|r| Some((r, script_from(gen, field, piece, r, want, 3)?)))
         .collect();
     let Some((from, (down, script))) = options
@@ -425,15 +423,13 @@ fn play_live<S: TetrisScreen, I: InputSink>(
         .min_by_key(|(_, (down, s))| (*down, s.len()))
         .cloned()
     else {
-        correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
-        input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
-        return Ok(false);
+        return steer_and_drop(screen, input, cfg, want, sum);
     };
     let turns = script
         .keys()
         .iter()
         .any(|&k| matches!(k, TetrisKey::RotateCw | TetrisKey::RotateCcw));
-    let ambiguous = readings(gen, piece, &now).len() > 1 && turns;
+    let ambiguous = reads.len() > 1 && turns;
     let soft = act::Step {
         delay: timing_gap(timing),
         event: act::InputEvent::Tap(cfg.keys.soft_drop),
@@ -474,7 +470,7 @@ fn play_live<S: TetrisScreen, I: InputSink>(
     });
     send_steps(input, &first)?;
     let seen = screen.falling()?.map(|c| as_i32(&c)).unwrap_or_default();
-    let after = readings(gen, piece, &now)
+    let after = reads
         .into_iter()
         .map(|(s, bx, top)| ((s + 1) % n, bx, top - down))
         .find(|&r| same_cells(&cells_at(gen, piece, r), &seen));
@@ -483,6 +479,18 @@ fn play_live<S: TetrisScreen, I: InputSink>(
         send_steps(input, &keys_of(&script, down)?)?;
         return Ok(false);
     }
+    steer_and_drop(screen, input, cfg, want, sum)
+}
+
+/// The fallback when no script is known: steer the piece by looking, then
+/// drop it. Always `Ok(false)`: the piece was steered.
+fn steer_and_drop<S: TetrisScreen, I: InputSink>(
+    screen: &mut S,
+    input: &mut SafeInput<I>,
+    cfg: &TetrisBotConfig,
+    want: &[(usize, usize)],
+    sum: &mut TetrisSummary,
+) -> Result<bool, BotError> {
     correct(screen, input, &cfg.keys, want, &mut sum.corrections)?;
     input.send(&act::InputEvent::Tap(cfg.keys.hard_drop))?;
     Ok(false)

@@ -98,7 +98,7 @@ impl Game for Pad {
             if c.row >= g.rows || c.col >= g.cols {
                 return Err(GameError::IllegalMove(mv.clone()));
             }
-            if let Some(prev) = cells.get(k.wrapping_sub(1)).filter(|_| k > 0) {
+            if let Some(prev) = k.checked_sub(1).map(|j| cells[j]) {
                 let (dr, dc) = (c.row.abs_diff(prev.row), c.col.abs_diff(prev.col));
                 let step_ok = dr <= 1 && dc <= 1 && dr + dc > 0;
                 let diag_ok = self.params.diagonals || dr + dc == 1;
