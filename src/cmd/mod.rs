@@ -21,3 +21,11 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
     }
     1
 }
+
+/// True when a display to find windows on is set (`DISPLAY` or
+/// `WAYLAND_DISPLAY`, not empty).
+pub fn has_display() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
+}

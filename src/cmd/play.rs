@@ -335,7 +335,7 @@ pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
             bail!("--window needs --calibration FILE (make one with `gridbot calibrate --window {title:?} ...`)");
         };
         let cal = Calibration::load(path)?;
-        if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        if !super::has_display() {
             bail!("no display to find {title:?} on: DISPLAY is not set (use --sim to play the simulator)");
         }
         let mut win = gridbot::platform::live::LiveWindow::find(title)?;

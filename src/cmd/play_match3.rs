@@ -239,7 +239,7 @@ pub fn run_window(a: &WindowArgs) -> anyhow::Result<i32> {
     let cal = calibration_for(a)?;
     let swap_input = SwapInput::parse(&a.swap_input)
         .with_context(|| format!("--swap-input {:?}: use clicks or drag", a.swap_input))?;
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+    if !super::has_display() {
         anyhow::bail!(
             "no display to find {:?} on: DISPLAY is not set (use --sim to play the simulator)",
             a.title

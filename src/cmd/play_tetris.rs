@@ -157,7 +157,7 @@ fn run_live(a: &PlayArgs, title: &str) -> anyhow::Result<i32> {
     use gridbot::platform::live::{EnigoSink, LiveWindow};
     use gridbot::platform::live_tetris::LiveTetris;
     use gridbot::platform::record::RecordingSink;
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+    if !super::has_display() {
         bail!(
             "no display to find {title:?} on: DISPLAY is not set (use --sim to play the simulator)"
         );
