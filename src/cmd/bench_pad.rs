@@ -14,7 +14,7 @@ use serde::Serialize;
 #[derive(Args, Debug, Clone)]
 pub struct PadArgs {
     /// Orb-drag: most steps in a path.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 150)]
     pub max_path: usize,
     /// Orb-drag: allow diagonal steps.
     #[arg(long)]
@@ -28,7 +28,7 @@ pub struct PadArgs {
 impl Default for PadArgs {
     fn default() -> Self {
         PadArgs {
-            max_path: 40,
+            max_path: 150,
             diagonals: false,
             objective: "combos".into(),
         }

@@ -20,7 +20,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::rules::{Combo, Geometry, Orbs, COLOURS, MAX_CELLS};
+use super::rules::{Bits, Combo, Geometry, Orbs, COLOURS, MAX_CELLS};
 use crate::games::Stop;
 use crate::rng::SplitMix64;
 
@@ -95,7 +95,7 @@ pub struct PadParams {
 impl Default for PadParams {
     fn default() -> Self {
         PadParams {
-            max_path: 40,
+            max_path: 150,
             diagonals: false,
             width: 4000,
             objective: Objective::Combos,
@@ -168,9 +168,10 @@ impl Keys {
 
 const NONE: u32 = u32::MAX;
 
+/// A state in the beam.
 #[derive(Clone, Copy)]
 struct Node {
-    orbs: Orbs,
+    bits: Bits,
     /// Board hash without the cursor.
     hash: u64,
     cur: u8,
@@ -179,6 +180,19 @@ struct Node {
     at: u32,
     eval: f64,
 }
+
+/// A child made this round; it gets a place in the path arena only if it
+/// goes on in the beam or is the best so far.
+#[derive(Clone, Copy)]
+struct Child {
+    node: Node,
+    value: f64,
+    combos: u32,
+    ceiling: bool,
+}
+
+/// Beams narrower than this expand on one thread (splitting costs more).
+const PARALLEL_FROM: usize = 256;
 
 /// The value of a resolution under `obj`, and whether it reaches the
 /// objective's ceiling.
@@ -219,22 +233,92 @@ fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u
     }
 }
 
-/// Searches a path for the board `orbs` of shape `g`.
+/// Everything a round's expansion reads.
+struct Ctx<'a> {
+    g: &'a Geometry,
+    keys: &'a Keys,
+    p: &'a PadParams,
+    max_combos: u32,
+    dirs: usize,
+    /// States that went on in an earlier round (board and cursor): reached
+    /// again by a longer path, they are dropped.
+    visited: &'a Seen,
+    stop: &'a dyn Stop,
+}
+
+impl Ctx<'_> {
+    /// The children of `beam` (one step each, never straight back, none
+    /// seen before), in order; stops early when the budget says so.
+    fn expand(&self, beam: &[Node]) -> Vec<Child> {
+        let (g, keys) = (self.g, self.keys);
+        let mut out = Vec::with_capacity(beam.len() * 3);
+        let mut combos: Vec<Combo> = Vec::with_capacity(16);
+        for node in beam {
+            let cur = node.cur as usize;
+            for dir in 0..self.dirs {
+                let Some(next) = g.step(cur, dir) else {
+                    continue;
+                };
+                if next as u8 == node.prev {
+                    continue;
+                }
+                let (a, b) = (node.bits.colour(g, cur), node.bits.colour(g, next));
+                let hash = node.hash
+                    ^ keys.orb(cur, a)
+                    ^ keys.orb(next, b)
+                    ^ keys.orb(cur, b)
+                    ^ keys.orb(next, a);
+                if self.visited.contains(&(hash ^ keys.cursor[next])) {
+                    continue;
+                }
+                let mut o = node.bits;
+                o.swap(g, cur, a, next, b);
+                combos.clear();
+                let (after, _) = o.resolve(g, &mut |c| combos.push(c));
+                let left = after.counts();
+                let (v, ceiling) = value(&self.p.objective, &combos, &left, self.max_combos);
+                out.push(Child {
+                    node: Node {
+                        bits: o,
+                        hash,
+                        cur: next as u8,
+                        prev: cur as u8,
+                        at: node.at,
+                        eval: shaped(g, &o, &after, &combos, v),
+                    },
+                    value: v,
+                    combos: combos.len() as u32,
+                    ceiling,
+                });
+            }
+            if self.stop.should_stop() {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// Searches a path for the board `orbs` of shape `g`: a beam of `p.width`
+/// states a round, at most `p.max_path` rounds. The same result on one
+/// thread or many (children are merged in the beam's order).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
+    use rayon::prelude::*;
+
     let keys = Keys::new();
     let max_combos = orbs.max_combos(g);
-    let dirs = if p.diagonals { 8 } else { 4 };
     let n = g.cells();
     // Path arena: (parent index, cell).
     let mut arena: Vec<(u32, u8)> =
-        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path + 1) + n);
+        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n);
     let mut nodes = 0u64;
     let base_hash = keys.board(orbs, g);
+    let bits = Bits::new(g, orbs);
     let mut beam: Vec<Node> = (0..n)
         .map(|i| {
             arena.push((NONE, i as u8));
             Node {
-                orbs: *orbs,
+                bits,
                 hash: base_hash,
                 cur: i as u8,
                 prev: u8::MAX,
@@ -245,68 +329,67 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
         .collect();
     let mut best: Option<(f64, u32, u32, usize)> = None; // (value, combos, arena index, depth)
     let mut depth = 0;
-    let mut combos: Vec<Combo> = Vec::with_capacity(16);
     let mut seen: Seen = Seen::default();
-    let mut children: Vec<Node> = Vec::new();
-    'rounds: for d in 1..=p.max_path {
+    let mut visited: Seen = Seen::default();
+    for d in 1..=p.max_path {
         depth = d;
-        children.clear();
+        let ctx = Ctx {
+            g,
+            keys: &keys,
+            p,
+            max_combos,
+            dirs: if p.diagonals { 8 } else { 4 },
+            visited: &visited,
+            stop,
+        };
+        let made: Vec<Child> = if beam.len() < PARALLEL_FROM {
+            ctx.expand(&beam)
+        } else {
+            let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
+            beam.par_chunks(chunk)
+                .map(|c| ctx.expand(c))
+                .collect::<Vec<_>>()
+                .concat()
+        };
+        // Merge in order: the first of equal states stays, the first of
+        // equal values is the best.
         seen.clear();
-        for node in &beam {
-            let cur = node.cur as usize;
-            for dir in 0..dirs {
-                let Some(next) = g.step(cur, dir) else {
-                    continue;
-                };
-                if next as u8 == node.prev {
-                    continue;
-                }
-                let (a, b) = (node.orbs.cells[cur], node.orbs.cells[next]);
-                let hash = node.hash
-                    ^ keys.orb(cur, a)
-                    ^ keys.orb(next, b)
-                    ^ keys.orb(cur, b)
-                    ^ keys.orb(next, a);
-                if !seen.insert(hash ^ keys.cursor[next]) {
-                    continue;
-                }
-                let mut o = node.orbs;
-                o.swap(cur, next);
-                nodes += 1;
-                combos.clear();
-                let (after, _) = o.resolve_with(g, &mut |c| combos.push(c));
-                let left = after.counts(g);
-                let (v, ceiling) = value(&p.objective, &combos, &left, max_combos);
-                arena.push((node.at, next as u8));
-                let at = arena.len() as u32 - 1;
-                let ncombos = combos.len() as u32;
-                if best.is_none_or(|(bv, _, _, _)| v > bv) {
-                    best = Some((v, ncombos, at, d));
-                }
-                if ceiling {
-                    break 'rounds;
-                }
-                children.push(Node {
-                    orbs: o,
-                    hash,
-                    cur: next as u8,
-                    prev: cur as u8,
-                    at,
-                    eval: v * 1000.0 + potential(g, &after, &left),
-                });
+        let mut children: Vec<Node> = Vec::with_capacity(made.len());
+        let mut round_best: Option<&Child> = None;
+        let mut ceiling = false;
+        for c in &made {
+            if !seen.insert(c.node.hash ^ keys.cursor[c.node.cur as usize]) {
+                continue;
             }
-            if stop.should_stop() {
-                break 'rounds;
+            nodes += 1;
+            let better = round_best.is_none_or(|b| c.value > b.value);
+            if better && best.is_none_or(|(bv, ..)| c.value > bv) {
+                round_best = Some(c);
             }
+            if c.ceiling {
+                round_best = Some(c);
+                ceiling = true;
+                break;
+            }
+            children.push(c.node);
         }
-        if children.is_empty() {
+        if let Some(c) = round_best {
+            arena.push((c.node.at, c.node.cur));
+            best = Some((c.value, c.combos, arena.len() as u32 - 1, d));
+        }
+        if ceiling || children.is_empty() || stop.should_stop() {
             break;
         }
         if children.len() > p.width {
             children.select_nth_unstable_by(p.width - 1, |x, y| y.eval.total_cmp(&x.eval));
             children.truncate(p.width);
         }
-        std::mem::swap(&mut beam, &mut children);
+        for c in children.iter_mut() {
+            visited.insert(c.hash ^ keys.cursor[c.cur as usize]);
+            arena.push((c.at, c.cur));
+            c.at = arena.len() as u32 - 1;
+        }
+        beam = children;
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
@@ -330,9 +413,11 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
 }
 
 /// Anytime search under `stop`: beams of growing width (`first`, then four
-/// times wider each time, at most `p.width`) until the ceiling is reached or
-/// the budget ends; once at the ceiling, the rest of the budget goes to
-/// shorter paths. The best path over all of them (ties: the shorter).
+/// times wider each time, at most `p.width`) until the objective's ceiling
+/// is reached or the budget ends. Once at the ceiling, the rest of the
+/// budget goes to shorter paths: wider beams (twice as wide each time)
+/// limited to one step less than the best path so far. The best path over
+/// all of them (ties: the shorter).
 pub fn solve_anytime(
     g: &Geometry,
     orbs: &Orbs,
@@ -343,23 +428,24 @@ pub fn solve_anytime(
     let mut width = first.max(1);
     let mut best: Option<PadSolution> = None;
     let mut nodes = 0;
+    let at_ceiling =
+        |s: &PadSolution| matches!(p.objective, Objective::Combos) && s.combos >= s.max_combos;
     loop {
         let s = solve(g, orbs, &PadParams { width, ..p.clone() }, stop);
         nodes += s.nodes;
         let better = best.as_ref().is_none_or(|b| {
             s.value > b.value || (s.value == b.value && s.path.len() < b.path.len())
         });
-        let done = s.combos >= s.max_combos && matches!(p.objective, Objective::Combos);
+        let done = at_ceiling(&s);
         if better {
             best = Some(s);
         }
         if done {
-            // The ceiling is reached: spend what is left of the budget on
-            // shorter paths to it (same width, one step less each time).
             while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
-                if stop.should_stop() {
+                if stop.should_stop() || width >= p.width {
                     break;
                 }
+                width = width.saturating_mul(2).min(p.width);
                 let shorter = PadParams {
                     width,
                     max_path: b.path.len() - 2,
@@ -367,10 +453,9 @@ pub fn solve_anytime(
                 };
                 let s = solve(g, orbs, &shorter, stop);
                 nodes += s.nodes;
-                if s.combos < s.max_combos {
-                    break;
+                if at_ceiling(&s) {
+                    best = Some(s);
                 }
-                best = Some(s);
             }
             break;
         }
@@ -384,27 +469,21 @@ pub fn solve_anytime(
     b
 }
 
-/// How promising the orbs left after a resolution are: the combos they
-/// could still make, same-coloured neighbours and same-coloured orbs one
-/// cell apart in a line (both on the way to a line of three).
+/// How a state ranks in the beam: 30 per combo of three and 20 per bigger
+/// one (a combo of exactly three leaves the most orbs for others), the
+/// objective's bonus, one per cascade pass, less the columns each colour
+/// spans on the board before and after resolving (orbs of a colour
+/// gathered in few columns are on the way to lines).
 #[inline]
-fn potential(g: &Geometry, after: &Orbs, left: &[u32; COLOURS]) -> f64 {
-    let more: u32 = left.iter().map(|c| c / 3).sum();
-    let masks = after.masks(g);
-    let mut pairs = 0u32;
-    let mut gaps = 0u32;
-    for m in masks {
-        if m.count_ones() < 2 {
-            continue;
-        }
-        pairs += (m & (m >> 1) & g.pair_h()).count_ones() + (m & (m >> g.cols)).count_ones();
-        gaps += (m & (m >> 2) & g.gap_h()).count_ones() + (m & (m >> (2 * g.cols))).count_ones();
+fn shaped(g: &Geometry, swapped: &Bits, after: &Bits, combos: &[Combo], v: f64) -> f64 {
+    let n = combos.len() as f64;
+    let mut e = 30.0 * (v - n);
+    let mut passes = 0;
+    for c in combos {
+        e += if c.size == 3 { 30.0 } else { 20.0 };
+        passes = passes.max(c.pass as u32 + 1);
     }
-    // Weights measured on the first 100 boards of shared/bench/pad.txt at
-    // width 1000 (a combo now is worth 1000): 71% of boards at the maximum
-    // with pairs alone, 74% with gaps added; the "more" term must stay well
-    // under a combo or the beam stops making combos.
-    300.0 * more as f64 + 10.0 * pairs as f64 + 10.0 * gaps as f64
+    e - swapped.column_spread(g) as f64 - after.column_spread(g) as f64 + passes as f64
 }
 
 #[cfg(test)]
