@@ -378,7 +378,7 @@ impl Bits {
                         comp = next;
                     }
                     marked &= !comp;
-                    let row = g.row_bits[..g.rows].iter().any(|&rm| comp & rm == rm);
+                    let row = g.row_bits[..g.rows].iter().any(|&rm| rm & !comp == 0);
                     on_combo(Combo {
                         colour: colour as u8,
                         size: comp.count_ones() as u8,
