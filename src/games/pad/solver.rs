@@ -2,15 +2,17 @@
 //!
 //! A state is the board after the swaps so far and the cell under the held
 //! orb. Each round every state in the beam takes one more step (never
-//! straight back); children that reach the same board with the orb on the
-//! same cell are merged; the best `width` by evaluation go on. The
-//! evaluation is the objective's value of the board as it would resolve now,
-//! plus a potential: how many more combos the orbs left after that
-//! resolution could still make (Σ ⌊left / 3⌋ per colour) and how many of
-//! them already touch. The best path seen at any depth is kept (ties go to
-//! the shorter, found first); the search stops when the objective's ceiling
-//! is reached (the board's theoretical maximum combos), at `max_path`
-//! steps, or when the budget says stop.
+//! straight back); a state already seen this round, or kept in the beam of
+//! an earlier round (a shorter path to the same board and cursor), is
+//! dropped; the best `width` by rank go on. The rank shapes the objective's
+//! value of the board as it would resolve now (see [`shaped`]): combos of
+//! exactly three count more than bigger ones (they leave orbs for other
+//! combos), and colours spread over many columns count against. The best
+//! path seen at any depth is kept (ties go to the shorter, found first); the
+//! search stops when the objective's ceiling is reached (the board's
+//! theoretical maximum combos), at `max_path` steps, or when the budget says
+//! stop. Wide rounds expand on every core (rayon); children are merged in
+//! the beam's order, so the result does not depend on the thread count.
 //!
 //! Pure and deterministic for a fixed width: the clock is only read through
 //! the [`Stop`] it is given.
