@@ -45,6 +45,11 @@ pub struct Geometry {
     row_bits: [u64; MAX_ROWS],
     /// Column-major: every cell.
     all: u64,
+    /// Column-major: the column of each bit.
+    col_of: [u8; 64],
+    /// Each cell's neighbour in each direction ([`Geometry::step`]), 255 off
+    /// the board.
+    nbr: [[u8; 8]; MAX_CELLS],
 }
 
 impl Geometry {
@@ -65,6 +70,8 @@ impl Geometry {
             v_start: 0,
             row_bits: [0; MAX_ROWS],
             all: 0,
+            col_of: [0; 64],
+            nbr: [[u8::MAX; 8]; MAX_CELLS],
         };
         for r in 0..rows {
             for c in 0..cols {
@@ -84,6 +91,15 @@ impl Geometry {
                     g.v_start |= kb;
                 }
                 g.full |= 1u64 << (r * cols + c);
+                g.col_of[k] = c as u8;
+                const DR: [i32; 8] = [-1, 1, 0, 0, -1, -1, 1, 1];
+                const DC: [i32; 8] = [0, 0, -1, 1, -1, 1, -1, 1];
+                for d in 0..8 {
+                    let (nr, nc) = (r as i32 + DR[d], c as i32 + DC[d]);
+                    if nr >= 0 && nc >= 0 && (nr as usize) < rows && (nc as usize) < cols {
+                        g.nbr[r * cols + c][d] = (nr as usize * cols + nc as usize) as u8;
+                    }
+                }
             }
         }
         Some(g)
@@ -97,12 +113,8 @@ impl Geometry {
     /// up, down, left, right; 4-7 diagonal), if on the board.
     #[inline]
     pub fn step(&self, i: usize, d: usize) -> Option<usize> {
-        const DR: [i32; 8] = [-1, 1, 0, 0, -1, -1, 1, 1];
-        const DC: [i32; 8] = [0, 0, -1, 1, -1, 1, -1, 1];
-        let r = (i / self.cols) as i32 + DR[d];
-        let c = (i % self.cols) as i32 + DC[d];
-        (r >= 0 && c >= 0 && (r as usize) < self.rows && (c as usize) < self.cols)
-            .then(|| r as usize * self.cols + c as usize)
+        let n = self.nbr[i][d];
+        (n != u8::MAX).then_some(n as usize)
     }
 }
 
@@ -346,8 +358,8 @@ impl Bits {
             if m.count_ones() < 3 {
                 continue;
             }
-            let first = m.trailing_zeros() as usize / g.rows;
-            let last = (63 - m.leading_zeros()) as usize / g.rows;
+            let first = g.col_of[m.trailing_zeros() as usize];
+            let last = g.col_of[63 - m.leading_zeros() as usize];
             s += (last - first) as u32;
         }
         s
@@ -359,10 +371,13 @@ impl Bits {
     pub fn resolve(&self, g: &Geometry, on_combo: &mut dyn FnMut(Combo)) -> (Bits, u32) {
         let mut b = *self;
         let mut cleared = 0u32;
+        // Colours whose orbs moved since their lines were last looked for
+        // (a colour's lines depend on its own mask only).
+        let mut moved = u32::MAX;
         for pass in 0u8.. {
             let mut gone = 0u64;
             for (colour, &m) in b.masks.iter().enumerate() {
-                if m.count_ones() < 3 {
+                if moved >> colour & 1 == 0 || m.count_ones() < 3 {
                     continue;
                 }
                 let mut marked = Self::lines(g, m);
@@ -391,6 +406,7 @@ impl Bits {
                 break;
             }
             cleared += gone.count_ones();
+            let before = b.masks;
             // Each column with cleared cells packs what is left to its bottom.
             for c in 0..g.cols {
                 let shift = c * g.rows;
@@ -406,6 +422,10 @@ impl Bits {
                         *m = (*m & clear) | (pack(col, keep, g.rows) << shift);
                     }
                 }
+            }
+            moved = 0;
+            for (k, (now, was)) in b.masks.iter().zip(before).enumerate() {
+                moved |= u32::from(*now != was) << k;
             }
         }
         (b, cleared)

@@ -414,9 +414,17 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     }
 }
 
-/// Anytime search under `stop`: beams of growing width (`first`, then four
-/// times wider each time, at most `p.width`) until the objective's ceiling
-/// is reached or the budget ends. Once at the ceiling, the rest of the
+/// Rounds the first (narrow) pass of [`solve_anytime`] may take: a narrow
+/// beam that has not reached the ceiling by then is not worth more time.
+const FIRST_ROUNDS: usize = 50;
+/// Rounds a pass sized to the time left is planned for (most paths to the
+/// ceiling take 20 to 35).
+const PLANNED_ROUNDS: usize = 40;
+
+/// Anytime search under `stop`: beams of growing width until the
+/// objective's ceiling is reached or the budget ends: `first` wide (at most
+/// [`FIRST_ROUNDS`] rounds), then, under a deadline, as wide as the time
+/// left allows, else four times wider each time (at most `p.width`). Once at the ceiling, the rest of the
 /// budget goes to shorter paths: wider beams (twice as wide each time)
 /// limited to one step less than the best path so far. The best path over
 /// all of them (ties: the shorter).
@@ -432,8 +440,15 @@ pub fn solve_anytime(
     let mut nodes = 0;
     let at_ceiling =
         |s: &PadSolution| matches!(p.objective, Objective::Combos) && s.combos >= s.max_combos;
+    let mut max_path = p.max_path.min(FIRST_ROUNDS);
     loop {
-        let s = solve(g, orbs, &PadParams { width, ..p.clone() }, stop);
+        let pass = PadParams {
+            width,
+            max_path,
+            ..p.clone()
+        };
+        let s = solve(g, orbs, &pass, stop);
+        max_path = p.max_path;
         nodes += s.nodes;
         let better = best.as_ref().is_none_or(|b| {
             s.value > b.value || (s.value == b.value && s.path.len() < b.path.len())
@@ -464,7 +479,16 @@ pub fn solve_anytime(
         if stop.should_stop() || width >= p.width {
             break;
         }
-        width = width.saturating_mul(4).min(p.width);
+        // Under a deadline the next beam is as wide as the time left
+        // allows at the rate seen so far; else four times wider.
+        let sized = match stop.spent() {
+            Some(f) if f > 0.0 && f < 1.0 => {
+                let affordable = nodes as f64 * (1.0 - f) / f;
+                ((affordable / (3 * PLANNED_ROUNDS) as f64) as usize).max(width * 2)
+            }
+            _ => width.saturating_mul(4),
+        };
+        width = sized.min(p.width);
     }
     let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
     b.nodes = nodes;
