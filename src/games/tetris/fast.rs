@@ -138,14 +138,25 @@ fn col_wells(l: u64, c: u64, r: u64, mask_h: u64) -> u32 {
 
 /// For every cell of `m` (empty cells of column `c`), the empty cells from
 /// it straight down to the first filled one or the floor.
+///
+/// Counted a row at a time for all the cells at once: the cells with at
+/// least `k + 1` empty cells below them are `m` shifted down `k` times,
+/// kept where empty. Wells are shallow, so four steps are taken without a
+/// test (no branch to mispredict) and deeper ones finish in a loop.
 #[inline(always)]
-fn well_depths(c: u64, mut m: u64) -> u32 {
-    let mut s = 0;
+fn well_depths(c: u64, m: u64) -> u32 {
+    let empty = !c;
+    let mut s = m.count_ones();
+    let mut m = (m >> 1) & empty;
+    s += m.count_ones();
+    m = (m >> 1) & empty;
+    s += m.count_ones();
+    m = (m >> 1) & empty;
+    s += m.count_ones();
+    m = (m >> 1) & empty;
     while m != 0 {
-        let y = m.trailing_zeros();
-        let below = c & ((1u64 << y) - 1);
-        s += y + 1 - col_height(below);
-        m &= m - 1;
+        s += m.count_ones();
+        m = (m >> 1) & empty;
     }
     s
 }
