@@ -64,6 +64,18 @@ struct RowLanes {
     edges: u64,
 }
 
+/// Hard drops of one state at every left column (see [`ColumnBase::drops`]);
+/// entries past the last column the state fits at mean nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Drops {
+    /// The landing row.
+    pub row: [u8; MAX_WIDTH],
+    /// Holes the drop adds.
+    pub holes: [u8; MAX_WIDTH],
+    /// Column transitions the drop adds.
+    pub col_transitions: [u8; MAX_WIDTH],
+}
+
 /// Bit 0 of every lane.
 const LANE_LOW: u64 = 0x0001_0001_0001_0001;
 /// Bit 15 of every lane.
@@ -264,21 +276,50 @@ impl ColumnBase {
         self.total = t;
     }
 
-    /// Brings the terms up to date with `after`: the field this base was
-    /// built from with `st` locked at column `x`, row `y`, which cleared the
-    /// rows `cleared` (mask relative to `y`). Without a cleared row only the
+    /// Brings the terms up to date with the field this base was built from
+    /// with `st` locked at column `x`, row `y`, which cleared the rows
+    /// `cleared` (mask relative to `y`). Without a cleared row only the
     /// columns the piece fills and their neighbours are recounted.
-    #[inline(always)]
-    pub fn place(&mut self, after: &Field, st: &State, x: usize, y: usize, cleared: u8) {
-        if cleared != 0 {
-            *self = ColumnBase::new(after, self.extended);
+    /// Cleared rows are taken out of every column (the cells above move
+    /// down) and every column is recounted.
+    pub fn place(&mut self, st: &State, x: usize, y: usize, cleared: u8) {
+        #[cfg(target_arch = "x86_64")]
+        if has_popcnt() {
+            // SAFETY: the CPU has the features (checked just above).
+            unsafe { self.place_popcnt(st, x, y, cleared) };
             return;
         }
+        self.place_impl(st, x, y, cleared);
+    }
+
+    /// [`ColumnBase::place`] compiled with hardware bit counts.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1")]
+    unsafe fn place_popcnt(&mut self, st: &State, x: usize, y: usize, cleared: u8) {
+        self.place_impl(st, x, y, cleared);
+    }
+
+    #[inline(always)]
+    fn place_impl(&mut self, st: &State, x: usize, y: usize, cleared: u8) {
         let sw = st.w as usize;
         for c in 0..sw {
             self.cols[x + c + 2] |= (st.col_bits[c] as u64) << y;
         }
-        self.refresh(x, x + sw - 1);
+        if cleared == 0 {
+            self.refresh(x, x + sw - 1);
+            return;
+        }
+        for col in &mut self.cols[2..self.w + 2] {
+            // Highest cleared row first, so the lower ones stay in place.
+            let mut rows = cleared;
+            while rows != 0 {
+                let r = y as u32 + 7 - (rows as u8).leading_zeros();
+                let below = (1u64 << r) - 1;
+                *col = (*col & below) | ((*col >> 1) & !below);
+                rows &= !(1 << (r - y as u32));
+            }
+        }
+        self.refresh(0, self.w - 1);
     }
 
     /// True when the extended terms are counted.
@@ -391,14 +432,63 @@ impl ColumnBase {
         (v, 0)
     }
 
-    /// The Value features after hard-dropping `st` at column `x` from above
-    /// the stack (it rests at `y`, [`ColumnBase::landing_row`]), and the
-    /// rows it cleared: the same as [`ColumnBase::after`], cheaper. Row
-    /// transitions and full rows are counted on the four rows the piece
-    /// spans, side by side in a `u64`; column terms on the columns it fills
-    /// and, for wells, their neighbours.
+    /// Hard drops of `st` from above the stack at every left column: where
+    /// it rests, and the holes and column transitions it adds. Every cell of
+    /// a drop lies above its column's top, so these follow from the column
+    /// heights alone; the loops run over all columns at once (vector code).
     #[inline(always)]
-    pub fn drop_after(&self, f: &Field, st: &State, x: usize, y: usize) -> (ValueFeatures, u8) {
+    pub fn drops(&self, st: &State) -> Drops {
+        let sw = st.w as usize;
+        // Heights padded so `x + c` stays inside for every `x`.
+        let mut h = [0u8; MAX_WIDTH + 4];
+        h[..MAX_WIDTH].copy_from_slice(&self.heights);
+        let mut d = Drops {
+            row: [0; MAX_WIDTH],
+            holes: [0; MAX_WIDTH],
+            col_transitions: [0; MAX_WIDTH],
+        };
+        for c in 0..sw {
+            let cb = st.col_bottom[c];
+            for x in 0..MAX_WIDTH {
+                d.row[x] = d.row[x].max(h[x + c].saturating_sub(cb));
+            }
+        }
+        for c in 0..sw {
+            let bits = st.col_bits[c];
+            let cb = st.col_bottom[c];
+            // Rows from the shape's bottom to the column's top cell, the
+            // cells and the runs of cells (a run's bottom has no cell below).
+            let top = 8 - bits.leading_zeros() as u8;
+            let cells = bits.count_ones() as u8;
+            let runs = (bits & !(bits << 1)).count_ones() as u8;
+            for x in 0..MAX_WIDTH {
+                // The column grows from its height to row + top, by the
+                // piece's cells and new holes (row + top - cells >= height).
+                d.holes[x] += d.row[x] + (top - cells) - h[x + c];
+                // Two transitions for an empty gap under the piece, two
+                // for each gap between runs of the piece's cells.
+                d.col_transitions[x] += 2 * (runs - 1) + 2 * u8::from(d.row[x] + cb > h[x + c]);
+            }
+        }
+        d
+    }
+
+    /// The Value features after hard-dropping `st` (whose [`ColumnBase::drops`]
+    /// are `drops`) at column `x` from above the stack, and the rows it
+    /// cleared: the same as [`ColumnBase::after`] at the landing row,
+    /// cheaper. Row transitions and full rows are counted on the four rows
+    /// the piece spans, side by side in a `u64`; holes and column
+    /// transitions come with the drops; wells are counted again on the
+    /// columns the piece fills and by what they gain on their neighbours.
+    #[inline(always)]
+    pub fn drop_after(
+        &self,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> (ValueFeatures, u8) {
+        let y = drops.row[x] as usize;
         let rows_before = RowLanes::load(f.rows(), y);
         let rows_after = rows_before | RowLanes::shape(st, x);
         if self.extended || self.lanes.any_full(rows_after) {
@@ -408,21 +498,15 @@ impl ColumnBase {
         let mut v = self.total;
         v.row_transitions =
             v.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
+        v.holes += drops.holes[x] as u32;
+        v.col_transitions += drops.col_transitions[x] as u32;
         let sw = st.w as usize;
         // Window: columns x-2 ..= x+sw+1 at nc[0..sw+4]; piece column c at nc[c+2].
         let mut nc = [0u64; 8];
         nc.copy_from_slice(&self.cols[x..x + 8]);
-        let mask_h1 = (self.mask_h << 1) | 1;
-        let mut ct = v.col_transitions as i32;
-        let mut holes = v.holes as i32;
         for c in 0..sw {
-            let col = nc[c + 2] | (st.col_bits[c] as u64) << y;
-            nc[c + 2] = col;
-            ct += col_transitions(col, mask_h1) as i32 - self.ct[x + c] as i32;
-            holes += col_holes(col) as i32 - self.holes[x + c] as i32;
+            nc[c + 2] |= (st.col_bits[c] as u64) << y;
         }
-        v.col_transitions = ct as u32;
-        v.holes = holes as u32;
         // Wells: the columns the piece fills are counted again; a neighbour
         // keeps its cells and its wells, and gains a well cell where the
         // piece fills the cell beside an empty one with a filled far side.
@@ -445,15 +529,23 @@ impl ColumnBase {
         (v, 0)
     }
 
-    /// The score of hard-dropping `st` at column `x` from above the stack
-    /// and the row it rests at; `None` when it would end above the top.
+    /// The score of hard-dropping `st` (whose drops are `drops`) at column
+    /// `x` from above the stack and the row it rests at; `None` when it
+    /// would end above the top.
     #[inline(always)]
-    pub fn drop_score(&self, eval: &Eval, f: &Field, st: &State, x: usize) -> Option<(f32, usize)> {
-        let y = self.landing_row(st, x);
+    pub fn drop_score(
+        &self,
+        eval: &Eval,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> Option<(f32, usize)> {
+        let y = drops.row[x] as usize;
         if y + st.h as usize > self.h {
             return None;
         }
-        let (v, cleared) = self.drop_after(f, st, x, y);
+        let (v, cleared) = self.drop_after(f, st, drops, x);
         let value = if self.extended {
             eval.value_of(&v)
         } else {
@@ -593,18 +685,20 @@ mod tests {
                 let base = ColumnBase::new(&f, ext);
                 for p in Piece::ALL {
                     for st in sh.of(p) {
+                        let drops = base.drops(st);
                         for x in 0..=(w - st.w as usize) {
                             let y = base.landing_row(st, x);
+                            prop_assert_eq!(drops.row[x] as usize, y);
                             if y + st.h as usize > h {
                                 continue;
                             }
                             let mut after = f;
                             let cleared = after.lock(st, x, y);
-                            let (v, c) = base.drop_after(&f, st, x, y);
+                            let (v, c) = base.drop_after(&f, st, &drops, x);
                             prop_assert_eq!(c, cleared);
                             prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
                             let mut placed = base.clone();
-                            placed.place(&after, st, x, y, cleared);
+                            placed.place(st, x, y, cleared);
                             prop_assert_eq!(placed, ColumnBase::new(&after, ext));
                         }
                     }

@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::eval::Eval;
-use super::fast::{self, ColumnBase};
+use super::fast::{self, ColumnBase, Drops};
 use super::field::Field;
 use super::movegen::{Free, MoveGen, Placement};
 use super::piece::Piece;
@@ -210,7 +210,7 @@ impl Player {
         let x = x_of(&placement);
         let mut after = *field;
         let cleared = after.lock(st, x, y);
-        base.place(&after, st, x, y, cleared);
+        base.place(st, x, y, cleared);
         *last_field = after;
         Some(Decision {
             placement,
@@ -351,9 +351,18 @@ fn best_free(
     let mut nodes = 0u64;
     // (score, priority, table index, row)
     let mut best: Option<(f32, i32, usize, usize)> = None;
+    // The table runs state by state: the drops of a state are worked out
+    // when it comes up.
+    let mut drops: Option<(u8, Drops)> = None;
     for (i, f) in table.iter().enumerate() {
         let st = &states[f.state as usize];
-        let Some((score, y)) = base.drop_score(eval, field, st, f.x as usize) else {
+        if drops.is_none_or(|(s, _)| s != f.state) {
+            drops = Some((f.state, base.drops(st)));
+        }
+        let Some((_, d)) = &drops else {
+            continue;
+        };
+        let Some((score, y)) = base.drop_score(eval, field, st, d, f.x as usize) else {
             continue;
         };
         nodes += 1;
