@@ -313,7 +313,7 @@ impl ColumnBase {
             // Highest cleared row first, so the lower ones stay in place.
             let mut rows = cleared;
             while rows != 0 {
-                let r = y as u32 + 7 - (rows as u8).leading_zeros();
+                let r = y as u32 + 7 - rows.leading_zeros();
                 let below = (1u64 << r) - 1;
                 *col = (*col & below) | ((*col >> 1) & !below);
                 rows &= !(1 << (r - y as u32));
