@@ -13,6 +13,15 @@
 //! are exactly those of [`value_features`] (checked by tests), so the scores
 //! and hence the choices are the same, bit for bit, as the plain path's.
 //!
+//! Hard drops from above the stack (the one-piece player's case) go faster
+//! still ([`ColumnBase::drops`], [`ColumnBase::drop_after`]): every cell of
+//! such a drop lies above its column's top, so the landing row and the
+//! holes and column transitions it adds follow from the column heights, for
+//! all columns of a rotation state at once; row transitions and full rows
+//! are counted on the four rows the piece spans, side by side in a `u64`.
+//! [`ColumnBase::place`] carries the terms over to the field a placement
+//! leaves, so a game counts a whole field only once.
+//!
 //! Coordinates: column `c` is a `u64` with bit `y` = row `y` from the bottom;
 //! `cols[c + 2]` holds column `c`, and `cols[0..2]`, `cols[w + 2..w + 4]` are
 //! walls (filled over the field's height).
