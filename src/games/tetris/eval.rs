@@ -268,15 +268,24 @@ impl Eval {
     #[inline(always)]
     pub fn value_of(&self, v: &ValueFeatures) -> f32 {
         let w = &self.weights;
-        w.row_transitions * v.row_transitions as f32
-            + w.col_transitions * v.col_transitions as f32
-            + w.holes * v.holes as f32
-            + w.wells * v.wells as f32
+        self.value_of_basic(v)
             + w.hole_depth * v.hole_depth as f32
             + w.rows_with_holes * v.rows_with_holes as f32
             + w.max_height * v.max_height as f32
             + w.bumpiness * v.bumpiness as f32
             + w.total_height * v.total_height as f32
+    }
+
+    /// The Value of Dellacherie's four Value features alone: equal to
+    /// [`Eval::value_of`] when the evaluator is not [`Eval::extended`] (the
+    /// other terms then weigh zero, and adding zero changes no sum).
+    #[inline(always)]
+    pub fn value_of_basic(&self, v: &ValueFeatures) -> f32 {
+        let w = &self.weights;
+        w.row_transitions * v.row_transitions as f32
+            + w.col_transitions * v.col_transitions as f32
+            + w.holes * v.holes as f32
+            + w.wells * v.wells as f32
     }
 
     /// Locks `pl` into a copy of `field`: (reward, value, the field after,

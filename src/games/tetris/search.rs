@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::eval::Eval;
-use super::fast::{self, ColumnBase};
+use super::fast::{self, ColumnBase, Drops};
 use super::field::Field;
 use super::movegen::{Free, MoveGen, Placement};
 use super::piece::Piece;
@@ -88,6 +88,10 @@ pub struct Player {
     pub params: SearchParams,
     levels: Vec<Vec<Placement>>,
     ranked: Vec<Vec<(f32, u32)>>,
+    /// The field the last one-piece decision left and its column terms,
+    /// kept up to date placement by placement: a game asks about that field
+    /// next, and then the terms need not be counted again.
+    last: Option<(Field, ColumnBase)>,
 }
 
 impl Player {
@@ -97,6 +101,7 @@ impl Player {
             params,
             levels: Vec::new(),
             ranked: Vec::new(),
+            last: None,
         }
     }
 
@@ -113,11 +118,6 @@ impl Player {
         let depth = self.params.preview.min(next.len());
         if depth == 0 && !self.params.expect {
             if let Some(table) = gen.free_table(field, piece) {
-                #[cfg(target_arch = "x86_64")]
-                if fast::has_popcnt() {
-                    // SAFETY: the CPU has the features (checked just above).
-                    return unsafe { self.choose_free_popcnt(gen, field, piece, table) };
-                }
                 return self.choose_free(gen, field, piece, table);
             }
         }
@@ -175,63 +175,43 @@ impl Player {
         out
     }
 
-    /// [`Player::choose_free`] compiled with hardware bit counts.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt,lzcnt,bmi1")]
-    unsafe fn choose_free_popcnt(
-        &self,
-        gen: &MoveGen,
-        field: &Field,
-        piece: Piece,
-        table: &[Free],
-    ) -> Option<Decision> {
-        self.choose_free(gen, field, piece, table)
-    }
-
     /// One piece, no lookahead, every placement reachable as on an empty
-    /// field: scores each entry of the table with the column terms of
-    /// [`ColumnBase`] and builds only the chosen placement (same choice, same
-    /// order and ties as the general path).
-    #[inline(always)]
+    /// field: scores each entry of the table by dropping it on the column
+    /// terms of the field ([`ColumnBase::drop_score`]) and builds only the
+    /// chosen placement (same choice, same order and ties as the general
+    /// path). The terms are those of the last decision's field when `field`
+    /// is that one, and are carried over to the field this decision leaves.
     fn choose_free(
-        &self,
+        &mut self,
         gen: &MoveGen,
         field: &Field,
         piece: Piece,
         table: &[Free],
     ) -> Option<Decision> {
-        let base = ColumnBase::new(field, self.eval.extended());
-        let states = gen.shapes.of(piece);
-        let h = base.height();
-        let spawn_x = gen.shapes.spawn_x[piece.index()];
-        let mut nodes = 0u64;
-        // (score, priority, table index, row)
-        let mut best: Option<(f32, i32, usize, usize)> = None;
-        for (i, f) in table.iter().enumerate() {
-            let st = &states[f.state as usize];
-            let x = f.x as usize;
-            let y = base.landing_row(st, x);
-            if y + st.h as usize > h {
-                continue;
-            }
-            let (score, _) = base.score(&self.eval, field, st, x, y);
-            nodes += 1;
-            let better = match best {
-                None => true,
-                Some((s, p, _, _)) => {
-                    score > s
-                        || (score == s && self.eval.priority_at(spawn_x, f.bx as i32, f.state) > p)
-                }
-            };
-            if better {
-                let p = self.eval.priority_at(spawn_x, f.bx as i32, f.state);
-                best = Some((score, p, i, y));
-            }
+        let extended = self.eval.extended();
+        if !matches!(&self.last, Some((f, base)) if f == field && base.extended() == extended) {
+            self.last = None;
         }
-        let (score, _, i, y) = best?;
+        let (last_field, base) = self
+            .last
+            .get_or_insert_with(|| (*field, ColumnBase::new(field, extended)));
+        #[cfg(target_arch = "x86_64")]
+        let best = if fast::has_popcnt() {
+            // SAFETY: the CPU has the features (checked just above).
+            unsafe { best_free_popcnt(&self.eval, base, gen, field, piece, table) }
+        } else {
+            best_free(&self.eval, base, gen, field, piece, table)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let best = best_free(&self.eval, base, gen, field, piece, table);
+        let (score, i, y, nodes) = best?;
         let placement = gen.free_placement(piece, &table[i], y);
+        let st = gen.state(&placement);
+        let x = x_of(&placement);
         let mut after = *field;
-        let cleared = after.lock(&states[placement.rotation as usize], x_of(&placement), y);
+        let cleared = after.lock(st, x, y);
+        base.place(st, x, y, cleared);
+        *last_field = after;
         Some(Decision {
             placement,
             field: after,
@@ -338,4 +318,64 @@ impl Player {
         self.levels[level] = list;
         total / Piece::ALL.len() as f32
     }
+}
+
+/// [`best_free`] compiled with hardware bit counts.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,lzcnt,bmi1")]
+unsafe fn best_free_popcnt(
+    eval: &Eval,
+    base: &ColumnBase,
+    gen: &MoveGen,
+    field: &Field,
+    piece: Piece,
+    table: &[Free],
+) -> Option<(f32, usize, usize, u64)> {
+    best_free(eval, base, gen, field, piece, table)
+}
+
+/// The best entry of a free table on `field` (whose terms are `base`):
+/// `(score, table index, landing row, placements scored)`. The best is the
+/// highest score, then the highest priority, then the first.
+#[inline(always)]
+fn best_free(
+    eval: &Eval,
+    base: &ColumnBase,
+    gen: &MoveGen,
+    field: &Field,
+    piece: Piece,
+    table: &[Free],
+) -> Option<(f32, usize, usize, u64)> {
+    let states = gen.shapes.of(piece);
+    let spawn_x = gen.shapes.spawn_x[piece.index()];
+    let mut nodes = 0u64;
+    // (score, priority, table index, row)
+    let mut best: Option<(f32, i32, usize, usize)> = None;
+    // The table runs state by state: the drops of a state are worked out
+    // when it comes up.
+    let mut drops: Option<(u8, Drops)> = None;
+    for (i, f) in table.iter().enumerate() {
+        let st = &states[f.state as usize];
+        if drops.is_none_or(|(s, _)| s != f.state) {
+            drops = Some((f.state, base.drops(st)));
+        }
+        let Some((_, d)) = &drops else {
+            continue;
+        };
+        let Some((score, y)) = base.drop_score(eval, field, st, d, f.x as usize) else {
+            continue;
+        };
+        nodes += 1;
+        let better = match best {
+            None => true,
+            Some((s, p, _, _)) => {
+                score > s || (score == s && eval.priority_at(spawn_x, f.bx as i32, f.state) > p)
+            }
+        };
+        if better {
+            let p = eval.priority_at(spawn_x, f.bx as i32, f.state);
+            best = Some((score, p, i, y));
+        }
+    }
+    best.map(|(score, _, i, y)| (score, i, y, nodes))
 }
