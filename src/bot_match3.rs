@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::act::{self, CellToScreen, Move, Timing};
 use crate::board::{Board, Cell};
 use crate::bot::{crop_board, park_point, BotError, INTERRUPTED};
+use crate::games::match3::explain::Consistency;
 use crate::games::match3::rules::is_gem;
 use crate::games::match3::verify::{self, Check};
 use crate::games::match3::{choose_move, Policy, Scoring};
@@ -114,7 +115,8 @@ pub enum Verdict {
     /// Most known cells changed at once: Gweled found no legal swap after the
     /// cascade and dealt a whole new board ("no moves left").
     NewBoard,
-    /// A difference no refill explains (a misread, or a rule the model lacks).
+    /// A difference no refill explains (a misread, a read mid-cascade, or a
+    /// rule the model lacks).
     Mismatch,
     /// Not played (`--dry-run`).
     DryRun,
@@ -123,11 +125,11 @@ pub enum Verdict {
 fn verdict(c: &Check) -> Verdict {
     if !c.changed {
         Verdict::Illegal
-    } else if c.known_mismatches.is_empty() {
+    } else if c.exact() {
         Verdict::Exact
     } else if c.refill_cascade {
         Verdict::RefillCascade
-    } else if 2 * c.known_mismatches.len() > c.known {
+    } else if c.new_board {
         Verdict::NewBoard
     } else {
         Verdict::Mismatch
@@ -197,6 +199,9 @@ pub struct Match3Summary {
     pub new_boards: usize,
     /// Swaps whose result no refill explains.
     pub mismatches: usize,
+    /// Swaps the refill search could not decide within its node limit
+    /// (classified by the verifier's rule of thumb instead).
+    pub undecided: usize,
     /// Frozen cells that changed, over all swaps (refill cascades included).
     pub frozen_mismatches: usize,
     /// Gems the model saw cleared by the bot's swaps (refill cascades not counted).
@@ -351,6 +356,15 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
     ) -> Result<Match3Summary, BotError> {
         let mut sum = Match3Summary::default();
         let mut seen = self.settled(None)?;
+        // The game's palette size, for the refill search.
+        let colours = self
+            .cal
+            .palette
+            .colours
+            .iter()
+            .map(|c| c.index.saturating_add(1))
+            .max()
+            .unwrap_or(1);
         loop {
             if self.cfg.max_moves.is_some_and(|m| sum.moves >= m) {
                 break;
@@ -395,7 +409,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
                 },
             };
             if self.cfg.dry_run {
-                let chk = verify::check(&seen.board, a, b, &seen.board);
+                let chk = verify::check(&seen.board, a, b, &seen.board, colours);
                 report_line.expected = chk.expected;
                 report(&report_line);
                 sum.final_board = seen.board.to_string();
@@ -419,7 +433,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
             let t2 = Instant::now();
             let before_crop = seen.crop.clone();
             let mut next = self.settled(Some(&before_crop))?;
-            let mut chk = verify::check(&seen.board, a, b, &next.board);
+            let mut chk = verify::check(&seen.board, a, b, &next.board, colours);
             if verdict(&chk) == Verdict::Mismatch {
                 // On a loaded machine a cascade can pause longer than
                 // `settle`: look once more before calling it a mismatch.
@@ -428,7 +442,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
                     sum.moves + 1
                 );
                 let again = self.settled(Some(&next.crop))?;
-                let chk2 = verify::check(&seen.board, a, b, &again.board);
+                let chk2 = verify::check(&seen.board, a, b, &again.board, colours);
                 if verdict(&chk2) != Verdict::Mismatch {
                     next = again;
                     chk = chk2;
@@ -439,6 +453,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
             sum.moves += 1;
             sum.predicted_score += c.immediate;
             sum.frozen_mismatches += chk.frozen_mismatches.len();
+            sum.undecided += usize::from(chk.consistency == Consistency::Undecided);
             match v {
                 Verdict::Exact => sum.exact += 1,
                 Verdict::RefillCascade => sum.refill_cascades += 1,
@@ -496,7 +511,7 @@ mod tests {
     #[test]
     fn verdicts() {
         let (x, y) = (Cell::new(0, 5), Cell::new(1, 5));
-        let chk = verify::check(&b(BEFORE), x, y, &b(NEW));
+        let chk = verify::check(&b(BEFORE), x, y, &b(NEW), 7);
         assert_eq!(verdict(&chk), Verdict::NewBoard);
         let expected = b(&chk.expected);
         assert_eq!(
@@ -509,18 +524,18 @@ mod tests {
             seen.set(0, c, v);
         }
         assert_eq!(
-            verdict(&verify::check(&b(BEFORE), x, y, &seen)),
+            verdict(&verify::check(&b(BEFORE), x, y, &seen, 7)),
             Verdict::Exact
         );
         // One gem misread in the bottom row: a mismatch.
         seen.set(7, 0, 6);
         assert_eq!(
-            verdict(&verify::check(&b(BEFORE), x, y, &seen)),
+            verdict(&verify::check(&b(BEFORE), x, y, &seen, 7)),
             Verdict::Mismatch
         );
         // Nothing changed: illegal (or a lost click).
         assert_eq!(
-            verdict(&verify::check(&b(BEFORE), x, y, &b(BEFORE))),
+            verdict(&verify::check(&b(BEFORE), x, y, &b(BEFORE), 7)),
             Verdict::Illegal
         );
     }

@@ -5,6 +5,7 @@
 //! fast board has a fixed capacity; [`with_board!`] picks the smallest of 64,
 //! 256 or 1024 cells that holds the board (8x8 runs on the 64-cell one).
 
+pub mod explain;
 pub mod live;
 pub mod rules;
 pub mod solver;
