@@ -423,8 +423,9 @@ const PLANNED_ROUNDS: usize = 40;
 
 /// Anytime search under `stop`: beams of growing width until the
 /// objective's ceiling is reached or the budget ends: `first` wide (at most
-/// [`FIRST_ROUNDS`] rounds), then, under a deadline, as wide as the time
-/// left allows, else four times wider each time (at most `p.width`). Once at the ceiling, the rest of the
+/// [`FIRST_ROUNDS`] rounds), then four times wider each time (at most
+/// `p.width`), under a deadline only as wide as the time left allows (but
+/// at least twice). Once at the ceiling, the rest of the
 /// budget goes to shorter paths: wider beams (twice as wide each time)
 /// limited to one step less than the best path so far. The best path over
 /// all of them (ties: the shorter).
@@ -479,12 +480,15 @@ pub fn solve_anytime(
         if stop.should_stop() || width >= p.width {
             break;
         }
-        // Under a deadline the next beam is as wide as the time left
-        // allows at the rate seen so far; else four times wider.
+        // Four times wider; under a deadline less when the time left at the
+        // rate seen so far would not finish that (but at least twice): a
+        // beam cut short by the clock is worth less than a narrower one
+        // that finished.
         let sized = match stop.spent() {
             Some(f) if f > 0.0 && f < 1.0 => {
                 let affordable = nodes as f64 * (1.0 - f) / f;
-                ((affordable / (3 * PLANNED_ROUNDS) as f64) as usize).max(width * 2)
+                ((affordable / (3 * PLANNED_ROUNDS) as f64) as usize)
+                    .clamp(width * 2, width.saturating_mul(4))
             }
             _ => width.saturating_mul(4),
         };
