@@ -837,6 +837,40 @@ mod tests {
     }
 
     #[test]
+    fn the_last_wave_of_a_round_takes_the_seen_colours_without_branching() {
+        // One wave: the round with one wave fixes the three new gems from
+        // the seen board (nothing may change after it): root and one wave.
+        let before = b("1234/1356/2178/4567");
+        let after = swapped(&before, Cell::new(2, 0), Cell::new(2, 1));
+        let seen = b("7234/8356/9278/4567");
+        let e = explain(&after, &seen, 10, &Limits::DEFAULT);
+        assert_eq!(e.consistency, Consistency::Consistent);
+        assert!(e.nodes <= 2, "{e:?}");
+        // Two waves: still a handful of nodes, not a branch per colour of
+        // every new gem.
+        let before = b("0342/1554/1236/2146/0303");
+        let after = swapped(&before, Cell::new(3, 0), Cell::new(3, 1));
+        let seen = b("2462/3344/6236/0246/0303");
+        let e = explain(&after, &seen, 7, &Limits::DEFAULT);
+        assert_eq!(e.consistency, Consistency::Consistent);
+        assert!(e.nodes <= 40, "{e:?}");
+    }
+
+    #[test]
+    fn a_new_gem_that_cannot_move_must_be_its_seen_colour() {
+        // Column 0 loses rows 0-2; the new gems can be in no line (column
+        // 0 has one refill left) and nothing below them can clear, so each
+        // must be its seen colour; a seen 9 at (2,0) is not in a palette of
+        // 0-8 and is rejected without branching.
+        let before = b("1234/1356/2178/4567");
+        let after = swapped(&before, Cell::new(2, 0), Cell::new(2, 1));
+        let seen = b("7234/8356/9278/4567");
+        let e = explain(&after, &seen, 9, &Limits::DEFAULT);
+        assert_eq!(e.consistency, Consistency::Inconsistent, "{e:?}");
+        assert!(e.nodes <= 2, "{e:?}");
+    }
+
+    #[test]
     fn the_node_limit_makes_it_undecided() {
         let before = b("1234/1356/2178/4567");
         let after = swapped(&before, Cell::new(2, 0), Cell::new(2, 1));
