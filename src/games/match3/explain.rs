@@ -105,12 +105,13 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// A board's height of refill per column; nodes far past what 8x8
-    /// boards need (see `docs/gweled.md` for measured counts).
+    /// A board's height of refill per column; nodes enough for all but
+    /// about 1 in 1,000 real 8x8 outcomes, and at most about 100 ms in a
+    /// release build (see `docs/gweled.md` for measured counts).
     pub const DEFAULT: Limits = Limits {
         max_column_refills: None,
         max_waves: 6,
-        max_nodes: 200_000,
+        max_nodes: 10_000,
     };
 }
 
@@ -392,40 +393,151 @@ impl Search {
     }
 
     /// Can the state (mid-wave too: some windows still undecided) still
-    /// end as the seen board? The cells of the lines already certain clear
-    /// in this wave; the rest is the pruning of the module docs.
-    fn viable(&self, node: &Node) -> bool {
+    /// end as the seen board, in this round of the deepening? The cells of
+    /// the lines already certain clear in this wave; the rest is the
+    /// pruning of the module docs, with the waves this round still allows.
+    /// A variable that can no longer change ends as it is, so it must be
+    /// the seen colour: it is narrowed to it (in place).
+    ///
+    /// A state this round rejects that a deeper round might not sets
+    /// [`Search::deeper`].
+    fn viable(&mut self, node: &mut Node) -> bool {
+        let left_waves = self.wave_limit.saturating_sub(node.waves);
+        // The narrowing of a failed check holds for this round only.
+        let before = (!self.deeper && self.wave_limit < self.max_waves).then(|| node.cells.clone());
+        let (ok, narrowed) = self.viable_within(node, left_waves);
+        if ok && !narrowed {
+            return true;
+        }
+        // This round excluded something (a state or some of its colours)
+        // that more waves might allow: a deeper round must look.
+        if let Some(cells) = before {
+            let mut loose = Node {
+                cells,
+                ..node.clone()
+            };
+            let all = self.max_waves.saturating_sub(node.waves);
+            if self.viable_within(&mut loose, all).0 {
+                self.deeper = true;
+            }
+        }
+        ok
+    }
+
+    /// [`Search::viable`] with at most `rounds` waves with lines still to
+    /// come (this one included): (viable, some variable was narrowed).
+    fn viable_within(&self, node: &mut Node, rounds: usize) -> (bool, bool) {
         let Geo { rows, cols } = self.geo;
-        let mut clears = vec![false; node.cells.len()];
+        // Narrowing can make new certain lines; a few passes reach the
+        // fixpoint in practice, and stopping early is only less pruning.
+        let mut any = false;
+        for _ in 0..4 {
+            let mut clears = vec![false; node.cells.len()];
+            for w in self.geo.windows() {
+                if definite_line(&node.cells, w) {
+                    for i in w {
+                        clears[i] = true;
+                    }
+                }
+            }
+            let mut budget = Vec::with_capacity(cols);
+            for c in 0..cols {
+                let now = (0..rows).filter(|&r| clears[r * cols + c]).count() as u32;
+                let left = self.max_refills.saturating_sub(node.arrivals[c]);
+                if now > left {
+                    return (false, any);
+                }
+                budget.push((now as usize, left as usize));
+            }
+            let left: Vec<usize> = budget.iter().map(|&(_, l)| l).collect();
+            let may = may_change(&self.geo, &node.cells, &left, rounds);
+            let mut narrowed = false;
+            for (i, (&m, s)) in may.iter().zip(&self.seen).enumerate() {
+                let v = node.cells[i];
+                if m {
+                    continue;
+                }
+                match s {
+                    Some(s) if colours_of(v) & (1 << s) == 0 => return (false, any),
+                    Some(s) if is_var(v) => {
+                        node.cells[i] = *s as SCell;
+                        narrowed = true;
+                    }
+                    _ => {}
+                }
+            }
+            if rounds == 1 {
+                match self.land(&mut node.cells, &clears) {
+                    None => return (false, any),
+                    Some(n) => narrowed |= n,
+                }
+            }
+            if !self.columns_ok(&node.cells, &clears, &budget) {
+                return (false, any);
+            }
+            any |= narrowed;
+            if !narrowed {
+                return (true, any);
+            }
+        }
+        (true, any)
+    }
+
+    /// In the last wave with lines (mid-wave too), a cell that is in no
+    /// line lands `k` rows lower, `k` the cells below it that clear, and
+    /// stays there: so when every cell below it is decided (in a certain
+    /// line, or in no window that may be one), it is in a line of this wave
+    /// or it is the colour seen where it lands. Narrows variables to that
+    /// (in place; `Some(narrowed)`), `None` when some cell can be neither.
+    fn land(&self, cells: &mut [SCell], clears: &[bool]) -> Option<bool> {
+        let Geo { rows, cols } = self.geo;
+        // Per cell: the colours of the windows through it that may be a
+        // line; and whether one of them is still undecided.
+        let mut line_colours = vec![0 as SCell; cells.len()];
+        let mut open = vec![false; cells.len()];
         for w in self.geo.windows() {
-            if definite_line(&node.cells, w) {
-                for i in w {
-                    clears[i] = true;
+            let share = w.iter().fold(MASK, |m, &i| m & colours_of(cells[i]));
+            if share == 0 {
+                continue;
+            }
+            let certain = definite_line(cells, w);
+            for i in w {
+                line_colours[i] |= share;
+                open[i] |= !certain;
+            }
+        }
+        let mut narrowed = false;
+        for c in 0..cols {
+            let mut cleared_below = 0;
+            for r in (0..rows).rev() {
+                let i = r * cols + c;
+                if clears[i] {
+                    cleared_below += 1;
+                    continue;
+                }
+                if let Some(s) = self.seen[(r + cleared_below) * cols + c] {
+                    let v = cells[i];
+                    let allowed = colours_of(v) & ((1 << s) | line_colours[i]);
+                    if allowed == 0 {
+                        return None;
+                    }
+                    if is_var(v) && allowed != colours_of(v) {
+                        cells[i] = if allowed.count_ones() == 1 {
+                            allowed.trailing_zeros() as SCell
+                        } else {
+                            VAR | allowed
+                        };
+                        narrowed = true;
+                    }
+                }
+                if open[i] {
+                    // Whether this cell clears is not known: the cells
+                    // above it do not know where they land.
+                    break;
                 }
             }
         }
-        let mut budget = Vec::with_capacity(cols);
-        for c in 0..cols {
-            let now = (0..rows).filter(|&r| clears[r * cols + c]).count() as u32;
-            let left = self.max_refills.saturating_sub(node.arrivals[c]);
-            if now > left {
-                return false;
-            }
-            budget.push((now as usize, left as usize));
-        }
-        let left: Vec<usize> = budget.iter().map(|&(_, l)| l).collect();
-        let rounds = self.max_waves.saturating_sub(node.waves);
-        self.frozen_ok(&node.cells, &left, rounds) && self.columns_ok(&node.cells, &clears, &budget)
-    }
-
-    /// Every cell that can no longer change is what is seen.
-    fn frozen_ok(&self, cells: &[SCell], budget: &[usize], rounds: usize) -> bool {
-        let may = may_change(&self.geo, cells, budget, rounds);
-        cells
-            .iter()
-            .zip(&self.seen)
-            .zip(&may)
-            .all(|((&v, s), &m)| m || s.is_none_or(|s| colours_of(v) & (1 << s) != 0))
+        Some(narrowed)
     }
 
     /// Each column can still become the seen one: it ends as its surviving
@@ -491,13 +603,13 @@ impl Search {
     }
 
     /// Decides the windows of the current wave, then plays it.
-    fn decide(&mut self, node: Node) -> bool {
+    fn decide(&mut self, mut node: Node) -> bool {
         self.nodes += 1;
         if self.nodes > self.max_nodes {
             self.out_of_nodes = true;
             return false;
         }
-        if !self.viable(&node) {
+        if !self.viable(&mut node) {
             return false;
         }
         if let Some((x, share)) = self.pick(&node.cells) {
@@ -722,6 +834,40 @@ mod tests {
         let seen = b("7234/7356/7278/4567");
         let e = explain(&after, &seen, 10, &Limits::DEFAULT);
         assert_eq!(e.consistency, Consistency::Inconsistent);
+    }
+
+    #[test]
+    fn the_last_wave_of_a_round_takes_the_seen_colours_without_branching() {
+        // One wave: the round with one wave fixes the three new gems from
+        // the seen board (nothing may change after it): root and one wave.
+        let before = b("1234/1356/2178/4567");
+        let after = swapped(&before, Cell::new(2, 0), Cell::new(2, 1));
+        let seen = b("7234/8356/9278/4567");
+        let e = explain(&after, &seen, 10, &Limits::DEFAULT);
+        assert_eq!(e.consistency, Consistency::Consistent);
+        assert!(e.nodes <= 2, "{e:?}");
+        // Two waves: still a handful of nodes, not a branch per colour of
+        // every new gem.
+        let before = b("0342/1554/1236/2146/0303");
+        let after = swapped(&before, Cell::new(3, 0), Cell::new(3, 1));
+        let seen = b("2462/3344/6236/0246/0303");
+        let e = explain(&after, &seen, 7, &Limits::DEFAULT);
+        assert_eq!(e.consistency, Consistency::Consistent);
+        assert!(e.nodes <= 40, "{e:?}");
+    }
+
+    #[test]
+    fn a_new_gem_that_cannot_move_must_be_its_seen_colour() {
+        // Column 0 loses rows 0-2; the new gems can be in no line (column
+        // 0 has one refill left) and nothing below them can clear, so each
+        // must be its seen colour; a seen 9 at (2,0) is not in a palette of
+        // 0-8 and is rejected without branching.
+        let before = b("1234/1356/2178/4567");
+        let after = swapped(&before, Cell::new(2, 0), Cell::new(2, 1));
+        let seen = b("7234/8356/9278/4567");
+        let e = explain(&after, &seen, 9, &Limits::DEFAULT);
+        assert_eq!(e.consistency, Consistency::Inconsistent, "{e:?}");
+        assert!(e.nodes <= 2, "{e:?}");
     }
 
     #[test]
