@@ -10,8 +10,12 @@
 //! size of its centre, so a straight diagonal move through a corner never
 //! touches the orthogonal neighbours. It is a test double: small on purpose.
 //!
+//! With `--phone` the window is phone-shaped (portrait, 9:16) with the board
+//! at the bottom and a busy "team and enemy" picture above it, in orb-like
+//! colours, as Puzzle & Dragons looks on a phone.
+//!
 //! Usage: `cargo run --example pad_practice -- [--board TEXT] [--rows 5 --cols 6]
-//!         [--seed S] [--cell PX] [--out FILE] [--show-ms MS] [--title T]`
+//!         [--seed S] [--cell PX] [--phone] [--colours K] [--out FILE] [--show-ms MS] [--title T]`
 
 use std::io::Write;
 
@@ -40,6 +44,8 @@ struct Args {
     cols: usize,
     seed: u64,
     cell: u16,
+    phone: bool,
+    colours: usize,
     out: Option<String>,
     show_ms: u64,
     title: String,
@@ -52,6 +58,8 @@ fn args() -> Result<Args, Error> {
         cols: 6,
         seed: 1,
         cell: 80,
+        phone: false,
+        colours: 6,
         out: None,
         show_ms: 400,
         title: "gridbot pad practice".into(),
@@ -65,6 +73,8 @@ fn args() -> Result<Args, Error> {
             "--cols" => a.cols = v()?.parse()?,
             "--seed" => a.seed = v()?.parse()?,
             "--cell" => a.cell = v()?.parse()?,
+            "--phone" => a.phone = true,
+            "--colours" => a.colours = v()?.parse::<usize>()?.clamp(1, COLOURS.len()),
             "--out" => a.out = Some(v()?),
             "--show-ms" => a.show_ms = v()?.parse()?,
             "--title" => a.title = v()?,
@@ -74,12 +84,96 @@ fn args() -> Result<Args, Error> {
     Ok(a)
 }
 
-fn random_board(rows: usize, cols: usize, rng: &mut SplitMix64) -> Board {
+fn random_board(rows: usize, cols: usize, colours: usize, rng: &mut SplitMix64) -> Board {
     Board::from_cells(
         rows,
         cols,
-        (0..rows * cols).map(|_| rng.below(6) as u8).collect(),
+        (0..rows * cols).map(|_| rng.below(colours) as u8).collect(),
     )
+}
+
+/// The phone layout's picture above the board: a dark sky, a band of five
+/// "team" portraits in orb colours, and an "enemy" of overlapping discs.
+fn draw_art(
+    conn: &impl Connection,
+    win: u32,
+    gc: u32,
+    w: u16,
+    board_top: u16,
+) -> Result<(), Error> {
+    let fill = |colour: u32, r: Rectangle| -> Result<(), Error> {
+        conn.change_gc(gc, &ChangeGCAux::new().foreground(colour))?;
+        conn.poly_fill_rectangle(win, gc, &[r])?;
+        Ok(())
+    };
+    fill(
+        0x1b2a44,
+        Rectangle {
+            x: 0,
+            y: 0,
+            width: w,
+            height: board_top,
+        },
+    )?;
+    // Team band just above the board.
+    let slot = w / 6;
+    for k in 0..6u16 {
+        fill(
+            COLOURS[k as usize % 6],
+            Rectangle {
+                x: (k * slot + slot / 10) as i16,
+                y: (board_top - slot - slot / 8) as i16,
+                width: slot * 8 / 10,
+                height: slot * 8 / 10,
+            },
+        )?;
+    }
+    // Enemy: discs in the middle of the sky.
+    for (k, &(fx, fy, fr)) in [
+        (0.5f32, 0.3f32, 0.22f32),
+        (0.38, 0.36, 0.12),
+        (0.62, 0.36, 0.12),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let r = (fr * w as f32) as u16;
+        conn.change_gc(gc, &ChangeGCAux::new().foreground(COLOURS[(k + 3) % 8]))?;
+        conn.poly_fill_arc(
+            win,
+            gc,
+            &[Arc {
+                x: (fx * w as f32) as i16 - r as i16,
+                y: (fy * board_top as f32) as i16 - r as i16,
+                width: 2 * r,
+                height: 2 * r,
+                angle1: 0,
+                angle2: 360 * 64,
+            }],
+        )?;
+    }
+    // A status bar with "text" blocks.
+    fill(
+        0x000000,
+        Rectangle {
+            x: 0,
+            y: 0,
+            width: w,
+            height: w / 14,
+        },
+    )?;
+    for k in 0..4u16 {
+        fill(
+            0xd0d0d0,
+            Rectangle {
+                x: (w / 30 + k * w / 12) as i16,
+                y: (w / 50) as i16,
+                width: w / 16,
+                height: w / 40,
+            },
+        )?;
+    }
+    Ok(())
 }
 
 fn main() -> Result<(), Error> {
@@ -87,12 +181,19 @@ fn main() -> Result<(), Error> {
     let mut rng = SplitMix64::new(a.seed);
     let mut board = match &a.board {
         Some(t) => t.parse::<Board>()?,
-        None => random_board(a.rows, a.cols, &mut rng),
+        None => random_board(a.rows, a.cols, a.colours, &mut rng),
     };
     let (rows, cols) = (board.rows(), board.cols());
     let (geo, _) = Orbs::from_board(&board).ok_or("the board is too large or has unread cells")?;
     let cell = a.cell;
-    let (w, h) = (cell * cols as u16, cell * rows as u16);
+    // The board's top-left corner in the window.
+    let (w, h, ox, oy) = if a.phone {
+        let w = cell * cols as u16;
+        let h = w * 16 / 9;
+        (w, h, 0i16, (h - cell * rows as u16 - cell / 4) as i16)
+    } else {
+        (cell * cols as u16, cell * rows as u16, 0, 0)
+    };
 
     let (conn, screen_num) = x11rb::connect(None)?;
     let screen = &conn.setup().roots[screen_num];
@@ -144,6 +245,9 @@ fn main() -> Result<(), Error> {
                 height: h,
             }],
         )?;
+        if a.phone {
+            draw_art(&conn, win, gc, w, oy as u16)?;
+        }
         for r in 0..rows {
             for c in 0..cols {
                 let v = b.get(r, c);
@@ -157,8 +261,8 @@ fn main() -> Result<(), Error> {
                     win,
                     gc,
                     &[Arc {
-                        x: (c as u16 * cell) as i16 + pad,
-                        y: (r as u16 * cell) as i16 + pad,
+                        x: ox + (c as u16 * cell) as i16 + pad,
+                        y: oy + (r as u16 * cell) as i16 + pad,
                         width: d,
                         height: d,
                         angle1: 0,
@@ -172,7 +276,7 @@ fn main() -> Result<(), Error> {
     };
     // The cell whose centre the pointer is near, if any.
     let near = |x: i16, y: i16| -> Option<usize> {
-        let (x, y) = (x as i32, y as i32);
+        let (x, y) = ((x - ox) as i32, (y - oy) as i32);
         let (cz, r, c) = (cell as i32, y / cell as i32, x / cell as i32);
         if x < 0 || y < 0 || r >= rows as i32 || c >= cols as i32 {
             return None;
@@ -237,7 +341,7 @@ fn main() -> Result<(), Error> {
                 path.clear();
                 draw(&after)?;
                 std::thread::sleep(std::time::Duration::from_millis(a.show_ms));
-                board = random_board(rows, cols, &mut rng);
+                board = random_board(rows, cols, a.colours, &mut rng);
                 draw(&board)?;
             }
             _ => {}

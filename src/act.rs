@@ -60,6 +60,31 @@ pub enum Move {
     Keys(Vec<Key>),
 }
 
+/// Compact text: `click r3c4`, `swap r1c2-r1c3`, `drag 24: r0c1 r0c2 ...`,
+/// `keys Left Left Drop` (rows and columns from 0, row 0 on top).
+impl std::fmt::Display for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cell = |c: &Cell| format!("r{}c{}", c.row, c.col);
+        match self {
+            Move::Click(c) => write!(f, "click {}", cell(c)),
+            Move::Swap(a, b) => write!(f, "swap {}-{}", cell(a), cell(b)),
+            Move::Drag(path) => {
+                let cells: Vec<String> = path.iter().map(cell).collect();
+                write!(
+                    f,
+                    "drag {} steps: {}",
+                    path.len().saturating_sub(1),
+                    cells.join(" ")
+                )
+            }
+            Move::Keys(keys) => {
+                let keys: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+                write!(f, "keys {}", keys.join(" "))
+            }
+        }
+    }
+}
+
 /// The timed events that carry out one move.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {

@@ -144,3 +144,61 @@ fn max_moves_is_honoured() {
     assert_eq!((summary.moves, sim.moves()), (3, 3));
     assert_eq!(summary.score, sim.score());
 }
+
+#[test]
+fn orb_drag_sim_sees_the_planned_paths_and_combos() {
+    use gridbot::act::{Move, Timing};
+    use gridbot::games::pad::Pad;
+    // A random 5x6 board with orbs 0..6 (random_board gives 1..=6).
+    let b = random_board(5, 6, 6, 21);
+    let cells = b.cells().iter().map(|&v| v - 1).collect();
+    let board = Board::from_cells(5, 6, cells);
+    let sim = Sim::new_pad(board, SimStyle::pad(), 6, 21);
+    let cal = sim.calibration();
+    let game = Pad::default();
+    let input = SafeInput::new(sim.input(), sim.window_rect());
+    let mut screen = sim.screen();
+    let cfg = BotConfig {
+        max_moves: Some(4),
+        timing: Timing {
+            drag_dwell_ms: 4,
+            settle_pointer_ms: 1,
+            ..Timing::default()
+        },
+        ..cfg()
+    };
+    let mut bot = Bot::new(&game, &cal, &mut screen, input, cfg);
+    let mut reports = Vec::new();
+    let summary = bot
+        .run(&mut |r| reports.push(r.clone()))
+        .expect("the loop runs");
+    let drags = sim.pad_drags();
+    assert_eq!(summary.moves, 4);
+    assert_eq!(drags.len(), 4, "every drag reached the simulator");
+    for (r, d) in reports.iter().zip(&drags) {
+        let Move::Drag(path) = &r.mv else {
+            panic!("move {} is not a drag: {}", r.index, r.mv);
+        };
+        assert_eq!(
+            path, &d.path,
+            "move {}: the simulator saw the planned path",
+            r.index
+        );
+        assert_eq!(
+            r.reward, d.combos as i64,
+            "move {}: combos as predicted",
+            r.index
+        );
+        assert!(
+            d.combos >= 3,
+            "move {}: a random 5x6 board allows 3+ combos",
+            r.index
+        );
+        assert_eq!(
+            r.expected,
+            d.after.to_string(),
+            "move {}: board as predicted",
+            r.index
+        );
+    }
+}

@@ -13,6 +13,8 @@ use common::*;
 
 /// A first board holding every colour, so calibration learns all six.
 const FIRST: &str = "012345/123450/234501/345012/450123";
+/// All eight orb kinds (fire to heal, jammer 6, poison 7).
+const FIRST8: &str = "012345/670123/456701/234567/701234";
 const TITLE: &str = "gridbot pad practice";
 const MOVES: usize = 20;
 
@@ -24,7 +26,48 @@ fn practice_bin() -> PathBuf {
 
 #[test]
 fn gridbot_drags_20_practice_boards_as_planned() {
-    let test = "gridbot_drags_20_practice_boards_as_planned";
+    run_practice(&Practice {
+        test: "gridbot_drags_20_practice_boards_as_planned",
+        window_args: &["--board", FIRST],
+        calibration: None,
+        moves: MOVES,
+    });
+}
+
+/// The phone-shaped window (portrait, board at the bottom under a busy
+/// picture, all eight orb kinds with jammer and poison) read with the shipped
+/// calibration `calibration/pad-phone.toml`, no calibrating first.
+#[test]
+fn gridbot_drags_on_the_phone_layout_with_the_shipped_calibration() {
+    run_practice(&Practice {
+        test: "gridbot_drags_on_the_phone_layout_with_the_shipped_calibration",
+        window_args: &[
+            "--phone",
+            "--cell",
+            "90",
+            "--colours",
+            "8",
+            "--board",
+            FIRST8,
+        ],
+        calibration: Some(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/calibration/pad-phone.toml"
+        )),
+        moves: 8,
+    });
+}
+
+struct Practice<'a> {
+    test: &'a str,
+    window_args: &'a [&'a str],
+    /// A calibration file to use; `None`: calibrate on the first board.
+    calibration: Option<&'a str>,
+    moves: usize,
+}
+
+fn run_practice(p: &Practice) {
+    let test = p.test;
     if let Some(tool) = missing_tool() {
         eprintln!("SKIP {test}: {tool} is not installed");
         return;
@@ -41,44 +84,50 @@ fn gridbot_drags_20_practice_boards_as_planned() {
             bin.display()
         );
     }
-    let dir = std::env::temp_dir().join(format!("gridbot-pad-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("gridbot-pad-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{test}: {e}"));
     let log = dir.join("drags.jsonl");
-    let cal = dir.join("pad.toml");
+    let cal = p
+        .calibration
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("pad.toml"));
     let mut s = XSession::start().unwrap_or_else(|e| panic!("{test}: cannot start X: {e}"));
     let mut cmd = Command::new(&bin);
-    cmd.args(["--board", FIRST, "--seed", "7", "--show-ms", "300"])
+    cmd.args(p.window_args)
+        .args(["--seed", "7", "--show-ms", "300"])
         .arg("--out")
         .arg(&log);
     s.launch_cmd("pad-practice", cmd, TITLE, 300, 250)
         .unwrap_or_else(|e| panic!("{test}: {e}"));
     let gridbot = env!("CARGO_BIN_EXE_gridbot");
-    let out = s
-        .command(gridbot)
-        .args([
-            "calibrate",
-            "--game",
-            "pad",
-            "--window",
-            TITLE,
-            "--board",
-            FIRST,
-        ])
-        .arg("--out")
-        .arg(&cal)
-        .output()
-        .unwrap_or_else(|e| panic!("{test}: cannot run gridbot: {e}"));
-    assert!(
-        out.status.success(),
-        "calibrate failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if p.calibration.is_none() {
+        let out = s
+            .command(gridbot)
+            .args([
+                "calibrate",
+                "--game",
+                "pad",
+                "--window",
+                TITLE,
+                "--board",
+                FIRST,
+            ])
+            .arg("--out")
+            .arg(&cal)
+            .output()
+            .unwrap_or_else(|e| panic!("{test}: cannot run gridbot: {e}"));
+        assert!(
+            out.status.success(),
+            "calibrate failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let out = s
         .command(gridbot)
         .args(["play", "--game", "pad", "--window", TITLE, "--json"])
         .arg("--calibration")
         .arg(&cal)
-        .args(["--moves", &MOVES.to_string(), "--budget-ms", "100"])
+        .args(["--moves", &p.moves.to_string(), "--budget-ms", "100"])
         .output()
         .unwrap_or_else(|e| panic!("{test}: cannot run gridbot: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -115,8 +164,8 @@ fn gridbot_drags_20_practice_boards_as_planned() {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    assert_eq!(planned.len(), MOVES, "moves planned; stdout: {stdout}");
-    assert_eq!(seen.len(), MOVES, "drags the window saw");
+    assert_eq!(planned.len(), p.moves, "moves planned; stdout: {stdout}");
+    assert_eq!(seen.len(), p.moves, "drags the window saw");
     let mut total = 0;
     for (k, ((path, combos), got)) in planned.iter().zip(&seen).enumerate() {
         let got_path: Vec<[usize; 2]> = serde_json::from_value(got["path"].clone())
@@ -130,9 +179,10 @@ fn gridbot_drags_20_practice_boards_as_planned() {
         total += combos;
     }
     eprintln!(
-        "{test}: {MOVES} boards, every path and combo count as planned; {total} combos, \
+        "{test}: {} boards, every path and combo count as planned; {total} combos, \
          mean path {:.1} steps",
-        planned.iter().map(|p| p.0.len() - 1).sum::<usize>() as f64 / MOVES as f64
+        p.moves,
+        planned.iter().map(|d| d.0.len() - 1).sum::<usize>() as f64 / p.moves as f64
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

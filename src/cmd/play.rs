@@ -161,7 +161,7 @@ fn print_move(json: bool, r: &MoveReport) {
         }
     } else {
         println!(
-            "move {:3}: {:?} +{} (plan {}){}  {:.0} ms solve, {:.1} ms read",
+            "move {:3}: {} +{} (plan {}){}  {:.0} ms solve, {:.1} ms read",
             r.index + 1,
             r.mv,
             r.reward,
@@ -175,7 +175,8 @@ fn print_move(json: bool, r: &MoveReport) {
 
 fn config(a: &PlayArgs, sim: bool) -> BotConfig {
     BotConfig {
-        max_moves: a.moves,
+        // The orb-drag simulator never ends: 10 drags unless told.
+        max_moves: a.moves.or((sim && a.game == "pad").then_some(10)),
         budget: Duration::from_millis(a.budget_ms),
         threads: super::bench::default_threads(a.threads),
         settle: Duration::from_millis(a.settle_ms.unwrap_or(if sim { 0 } else { 250 })),
@@ -308,6 +309,53 @@ fn run_match3(a: &PlayArgs, game: &games::match3::Match3) -> anyhow::Result<i32>
     })
 }
 
+/// `play --game pad --sim`: the loop against the orb-drag simulator (a
+/// random board of `--colours` (default 6) from `--seed`, new orbs falling
+/// in after each drag); stops after `--moves` (default 10) drags.
+fn play_pad_sim(a: &PlayArgs, game: &dyn games::Game) -> anyhow::Result<i32> {
+    let colours = a.colours.unwrap_or(6).clamp(1, 8);
+    let board: Board = match &a.board {
+        Some(t) => t.parse().context("bad --board")?,
+        None => {
+            let b = random_board(a.rows.unwrap_or(5), a.cols.unwrap_or(6), colours, a.seed);
+            // random_board gives 1..=colours; orbs are 0..colours.
+            let cells = b.cells().iter().map(|&v| v - 1).collect();
+            Board::from_cells(b.rows(), b.cols(), cells)
+        }
+    };
+    let sim = Sim::new_pad(board, SimStyle::pad(), colours, a.seed);
+    let cal = match &a.calibration {
+        Some(p) => Calibration::load(p)?,
+        None => sim.calibration(),
+    };
+    let input = SafeInput::new(sim.input(), sim.window_rect());
+    let summary = play(a, game, &cal, &mut sim.screen(), input, true)?;
+    let drags = sim.pad_drags();
+    let planned: i64 = summary.predicted_score;
+    let made: u32 = drags.iter().map(|d| d.combos).sum();
+    let skyfall: u32 = drags.iter().map(|d| d.skyfall).sum();
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "summary": summary, "sim": { "drags": drags.len(), "combos": made, "skyfall": skyfall } })
+        );
+    } else {
+        println!(
+            "{} drags, {} combos as the simulator counted them (planned {}), {} more from new orbs",
+            drags.len(),
+            made,
+            planned,
+            skyfall
+        );
+        let t = summary.mean_times;
+        println!(
+            "mean per drag: capture {:.1} ms, read {:.2} ms, solve {:.0} ms, act {:.0} ms, settle {:.0} ms",
+            t.capture_ms, t.read_ms, t.solve_ms, t.act_ms, t.settle_ms
+        );
+    }
+    Ok(0)
+}
+
 pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
     if a.game == "tetris" {
         if let Err(e) = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)) {
@@ -317,9 +365,6 @@ pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
     }
     if let Some(g) = super::bench_match3::game(&a.game, None, a.scoring.as_deref())? {
         return run_match3(&a, &g);
-    }
-    if a.game == "pad" && a.window.is_none() {
-        bail!("play --game pad needs --window TITLE: there is no orb-drag simulator yet (the practice window `cargo run --example pad_practice` is a real one)");
     }
     let game: Box<dyn games::Game> = if a.game == "pad" {
         Box::new(pad_game(&a)?)
@@ -348,6 +393,11 @@ pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
             let input = SafeInput::new(sink, rect);
             play(&a, game.as_ref(), &cal, &mut win, input, false)?
         }
+    } else if a.game == "pad" {
+        if !a.sim {
+            bail!("--game pad needs --window TITLE or --sim");
+        }
+        return play_pad_sim(&a, game.as_ref());
     } else {
         let scoring = match a.game.as_str() {
             "popstar" => Scoring::PopStar,

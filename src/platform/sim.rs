@@ -35,6 +35,8 @@ use super::{Frame, FrameSource, InputSink, PlatformError, Rect};
 use crate::act::{Button, InputEvent};
 use crate::board::{Board, Cell, EMPTY};
 use crate::games::collapse::{CBoard, Scoring};
+use crate::games::pad::Orbs;
+use crate::rng::SplitMix64;
 use crate::vision::calibrate::{calibrate, pick_anchors, CalibrateOptions};
 use crate::vision::draw::draw_text_mut;
 use crate::vision::{Calibration, Grid, Sampling};
@@ -78,6 +80,10 @@ pub struct SimStyle {
     pub hover: bool,
     /// After a click, show one frame with the group removed but not fallen.
     pub animate: bool,
+    /// The cell value drawn in `colours[0]` (1 for the collapse games, whose
+    /// colours are `1..=9`; 0 for orb-drag, whose colours are `0..=7`).
+    #[serde(default = "one")]
+    pub base: u8,
 }
 
 /// Tango-like tile colours, index 1 first.
@@ -93,7 +99,46 @@ const COLOURS: [[u8; 3]; 9] = [
     [150, 110, 60],  // 9 brown
 ];
 
+fn one() -> u8 {
+    1
+}
+
+/// Orb colours of the orb-drag simulator: fire, water, wood, light, dark,
+/// heal, jammer, poison (values 0..=7).
+const ORBS: [[u8; 3]; 8] = [
+    [224, 60, 49],
+    [47, 125, 225],
+    [60, 184, 74],
+    [242, 208, 59],
+    [155, 77, 202],
+    [240, 124, 192],
+    [140, 140, 140],
+    [91, 42, 110],
+];
+
 impl SimStyle {
+    /// Orb-drag: round orbs with a symbol on a dark board, no hover, no
+    /// animation; colour values start at 0.
+    pub fn pad() -> Self {
+        SimStyle {
+            cell: 64,
+            gap: 4,
+            corner: 0.5,
+            margin: 10,
+            header: 40,
+            background: [32, 26, 22],
+            chrome: [235, 235, 232],
+            text: [40, 40, 40],
+            colours: ORBS.to_vec(),
+            symbol: 0.22,
+            shading: 0.2,
+            noise: 2,
+            hover: false,
+            animate: false,
+            base: 0,
+        }
+    }
+
     /// Swell Foop-like: 40-pixel tiles, symbols reaching into the sampling
     /// ring, shading, hover highlight and a fall animation frame.
     pub fn swellfoop() -> Self {
@@ -112,6 +157,7 @@ impl SimStyle {
             noise: 2,
             hover: true,
             animate: true,
+            base: 1,
         }
     }
 
@@ -132,6 +178,7 @@ impl SimStyle {
             noise: 0,
             hover: false,
             animate: false,
+            base: 1,
         }
     }
 
@@ -166,11 +213,10 @@ impl SimStyle {
     }
 
     fn colour(&self, v: u8) -> Option<[u8; 3]> {
-        if (1..=9).contains(&v) {
-            self.colours.get(v as usize - 1).copied()
-        } else {
-            None
+        if v < self.base || v > self.base + 8 {
+            return None;
         }
+        self.colours.get((v - self.base) as usize).copied()
     }
 }
 
@@ -366,6 +412,7 @@ pub fn random_board(rows: usize, cols: usize, colours: u8, seed: u64) -> Board {
 /// every style colour and the empty background with the real calibration
 /// code; anchors picked from the title bar.
 pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibration {
+    let game = if style.base == 0 { "pad" } else { "samegame" };
     // Reference: one row per colour pair, plus empty cells.
     let k = style.colours.len().clamp(1, 9);
     let (rr, rc) = (3, k + 1);
@@ -375,7 +422,7 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
             cells.push(if c == k || (r == 0 && c % 2 == 1) {
                 EMPTY
             } else {
-                c as u8 + 1
+                c as u8 + style.base
             });
         }
     }
@@ -384,7 +431,7 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
     let grid = style.grid();
     let (rw, rh) = style.window_size(rr, rc);
     let ref_img = render(&reference, style);
-    let mut opts = CalibrateOptions::new("samegame", rr, rc);
+    let mut opts = CalibrateOptions::new(game, rr, rc);
     opts.board = Some(reference.clone());
     opts.rect = Some((
         grid.left,
@@ -410,7 +457,7 @@ pub fn calibration_for(style: &SimStyle, rows: usize, cols: usize) -> Calibratio
         }
     };
     let (w, h) = style.window_size(rows, cols);
-    let mut cal = Calibration::new("samegame", rows, cols, (w, h), grid, sampling, palette);
+    let mut cal = Calibration::new(game, rows, cols, (w, h), grid, sampling, palette);
     let frame = render(&Board::new(rows, cols, EMPTY), style);
     cal.anchors = pick_anchors(&frame, &cal, 8);
     cal
@@ -430,6 +477,33 @@ struct State {
     /// The board shown by the next grab (removed group, not yet fallen).
     pending: Option<Board>,
     grabs: u64,
+    /// Orb-drag rules instead of clicks (see [`Sim::new_pad`]).
+    pad: Option<PadPlay>,
+}
+
+/// The orb-drag side of the simulator: the held orb, the refill generator
+/// and what each drag did.
+#[derive(Debug)]
+struct PadPlay {
+    held: Option<Cell>,
+    path: Vec<Cell>,
+    rng: SplitMix64,
+    /// New orbs are colours `0..colours`.
+    colours: u8,
+    drags: Vec<PadDrag>,
+}
+
+/// One drag as the orb-drag simulator saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PadDrag {
+    /// The cells the held orb went through, the pick-up cell first.
+    pub path: Vec<Cell>,
+    /// Combos of the drag's own resolution (with its cascades).
+    pub combos: u32,
+    /// Combos made by orbs that fell in afterwards.
+    pub skyfall: u32,
+    /// The board after the drag's resolution, before new orbs fell in.
+    pub after: Board,
 }
 
 impl State {
@@ -519,6 +593,100 @@ impl State {
         }
     }
 
+    /// Orb-drag: the pointer moved to window-independent screen `(x, y)`
+    /// with an orb held. A cell counts as entered when the pointer comes
+    /// within 40% of a pitch of its centre, so a straight diagonal through a
+    /// corner never enters the orthogonal neighbours.
+    fn pad_move(&mut self, x: i32, y: i32) {
+        let Some(pad) = self.pad.as_ref() else {
+            return;
+        };
+        let Some(held) = pad.held else {
+            return;
+        };
+        let s = &self.style;
+        let p = s.pitch() as f64;
+        let (lx, ly) = (
+            (x - self.rect.x) as f64 - s.margin as f64,
+            (y - self.rect.y) as f64 - (s.header + s.margin) as f64,
+        );
+        let half = s.tile() as f64 / 2.0;
+        let (col, row) = (((lx - half) / p).round(), ((ly - half) / p).round());
+        if col < 0.0 || row < 0.0 {
+            return;
+        }
+        let (dx, dy) = (lx - half - col * p, ly - half - row * p);
+        let (row, col) = (row as usize, col as usize);
+        if row >= self.board.rows() || col >= self.board.cols() || dx.hypot(dy) > 0.4 * p {
+            return;
+        }
+        let to = Cell::new(row, col);
+        if to == held || row.abs_diff(held.row) > 1 || col.abs_diff(held.col) > 1 {
+            return;
+        }
+        let (a, b) = (
+            self.board.get(held.row, held.col),
+            self.board.get(to.row, to.col),
+        );
+        self.board.set(held.row, held.col, b);
+        self.board.set(to.row, to.col, a);
+        if let Some(pad) = self.pad.as_mut() {
+            pad.held = Some(to);
+            pad.path.push(to);
+        }
+    }
+
+    /// Orb-drag: the orb is let go: the board resolves, new orbs fall into
+    /// the holes (their matches resolve too), combos are scored.
+    fn pad_release(&mut self) {
+        let Some(pad) = self.pad.as_mut() else {
+            return;
+        };
+        if pad.held.take().is_none() {
+            return;
+        }
+        let path = std::mem::take(&mut pad.path);
+        let Some((g, orbs)) = Orbs::from_board(&self.board) else {
+            tracing::error!("sim board is not an orb-drag board: {}", self.board);
+            return;
+        };
+        let r = orbs.resolve(&g);
+        let combos = r.combos.len() as u32;
+        let after = r.after.to_board(&g);
+        let mut board = after.clone();
+        let mut skyfall = 0;
+        // Fill and resolve until nothing matches (a bounded number of times:
+        // random orbs could in principle keep matching).
+        for _ in 0..100 {
+            for r in 0..board.rows() {
+                for c in 0..board.cols() {
+                    if board.get(r, c) == EMPTY {
+                        let v = pad.rng.below(pad.colours.max(1) as usize) as u8;
+                        board.set(r, c, v);
+                    }
+                }
+            }
+            let Some((g, o)) = Orbs::from_board(&board) else {
+                break;
+            };
+            let r = o.resolve(&g);
+            if r.combos.is_empty() {
+                break;
+            }
+            skyfall += r.combos.len() as u32;
+            board = r.after.to_board(&g);
+        }
+        self.score += (combos + skyfall) as i64;
+        self.moves += 1;
+        pad.drags.push(PadDrag {
+            path,
+            combos,
+            skyfall,
+            after,
+        });
+        self.board = board;
+    }
+
     fn frame(&mut self) -> Frame {
         self.grabs += 1;
         let (board, hover) = match self.pending.take() {
@@ -596,8 +764,34 @@ impl Sim {
                 pressed_at: None,
                 pending: None,
                 grabs: 0,
+                pad: None,
             })),
         }
+    }
+
+    /// An orb-drag game starting from `board` (colours `0..colours`, drawn
+    /// with [`SimStyle::pad`] colours when `style` is that): press on an orb,
+    /// move through cell centres (diagonals too), release; new orbs from
+    /// `seed` fall into the holes. The score counts combos.
+    pub fn new_pad(board: Board, style: SimStyle, colours: u8, seed: u64) -> Sim {
+        let sim = Sim::new(Scoring::SameGame, board, style);
+        lock(&sim.state).pad = Some(PadPlay {
+            held: None,
+            path: Vec::new(),
+            rng: SplitMix64::new(seed),
+            colours,
+            drags: Vec::new(),
+        });
+        sim
+    }
+
+    /// Orb-drag: every drag so far, oldest first.
+    pub fn pad_drags(&self) -> Vec<PadDrag> {
+        lock(&self.state)
+            .pad
+            .as_ref()
+            .map(|p| p.drags.clone())
+            .unwrap_or_default()
     }
 
     /// The frame source handle.
@@ -645,8 +839,11 @@ impl Sim {
         lock(&self.state).rect
     }
 
-    /// True when no group of 2+ is left.
+    /// True when no group of 2+ is left (never for orb-drag: new orbs come).
     pub fn is_over(&self) -> bool {
+        if lock(&self.state).pad.is_some() {
+            return false;
+        }
         let b = self.board();
         CBoard::<1200>::from_board(&b)
             .map(|cb| !cb.has_move())
@@ -664,9 +861,21 @@ impl InputSink for SimInput {
     fn send(&mut self, ev: &InputEvent) -> Result<(), PlatformError> {
         let mut s = lock(&self.state);
         match *ev {
-            InputEvent::MoveTo { x, y } => s.pointer = Some((x, y)),
+            InputEvent::MoveTo { x, y } => {
+                s.pointer = Some((x, y));
+                s.pad_move(x, y);
+            }
             InputEvent::Press(Button::Left) => {
                 s.pressed_at = s.pointer.and_then(|(x, y)| s.grid_cell(x, y));
+                let at = s.pressed_at;
+                if let Some(pad) = s.pad.as_mut() {
+                    pad.held = at;
+                    pad.path = at.into_iter().collect();
+                }
+            }
+            InputEvent::Release(Button::Left) if s.pad.is_some() => {
+                s.pressed_at = None;
+                s.pad_release();
             }
             InputEvent::Release(Button::Left) => {
                 let at = s.pointer.and_then(|(x, y)| s.grid_cell(x, y));

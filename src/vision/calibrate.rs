@@ -362,6 +362,11 @@ fn class_stats(value: u8, members: &[Member]) -> ClassStats {
     }
 }
 
+/// Orb-drag orb kinds by value (the order of `games::pad::rules::LETTERS`).
+const ORB_NAMES: [&str; 8] = [
+    "fire", "water", "wood", "light", "dark", "heal", "jammer", "poison",
+];
+
 /// A rough colour name from Lab (hue bins on the `a`/`b` plane).
 pub fn colour_name(lab: Lab) -> &'static str {
     if chroma(lab) < 10.0 {
@@ -763,16 +768,20 @@ pub fn calibrate_shots(
             ));
         }
     }
-    let mut refs: Vec<(u8, Lab, String)> = classes
-        .iter()
-        .map(|c| (c.value, c.lab, colour_name(c.lab).to_string()))
-        .collect();
+    // Orb-drag values are orb kinds with names of their own; elsewhere a
+    // colour is named by its hue.
+    let name = |c: &ClassStats| match (opts.game.as_str(), ORB_NAMES.get(c.value as usize)) {
+        ("pad", Some(n)) => n.to_string(),
+        _ => colour_name(c.lab).to_string(),
+    };
+    let mut refs: Vec<(u8, Lab, String)> =
+        classes.iter().map(|c| (c.value, c.lab, name(c))).collect();
     if let Some(f) = highlight {
         for c in classes.iter().filter(|c| c.value <= 9) {
             refs.push((
                 c.value,
                 brighten(c.lab, f),
-                format!("{} highlighted", colour_name(c.lab)),
+                format!("{} highlighted", name(c)),
             ));
         }
     }

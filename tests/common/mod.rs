@@ -416,7 +416,13 @@ impl XSession {
                         .find(|w| w.w >= min_w && w.h >= min_h)
                 },
             )
-            .map_err(|e| format!("{e}; {name} log: {}", self.tail_log(name)))?;
+            .map_err(|e| {
+                format!(
+                    "{e}; windows: {:?}; {name} log: {}",
+                    find_window(""),
+                    self.tail_log(name)
+                )
+            })?;
         // Let the first frame be drawn.
         std::thread::sleep(Duration::from_millis(800));
         Ok(win)
