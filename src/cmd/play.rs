@@ -18,8 +18,9 @@ use gridbot::vision::{self, Calibration};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Game: samegame (Swell Foop scoring), popstar, tetris (--sim only),
-    /// match3 (--sim) or gweled (--sim or --window Gweled).
+    /// Game: samegame (Swell Foop scoring), popstar, tetris (--sim or
+    /// --window Quadrapassel), match3 (--sim), gweled (--sim or --window
+    /// Gweled) or pad (orb-drag: --sim or --window with --calibration).
     #[arg(long, default_value = "samegame")]
     pub game: String,
     /// Play the window whose title contains this text.
