@@ -147,9 +147,9 @@ pub struct Summary {
 }
 
 /// Maps cells to screen points for one frame.
-struct ScreenGeo<'a> {
-    cal: &'a Calibration,
-    rect: Rect,
+pub(crate) struct ScreenGeo<'a> {
+    pub cal: &'a Calibration,
+    pub rect: Rect,
 }
 
 impl CellToScreen for ScreenGeo<'_> {

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::act::{self, CellToScreen, Move, Timing};
+use crate::act::{self, Move, Timing};
 use crate::board::{Board, Cell};
 use crate::bot::{crop_board, park_point, BotError, INTERRUPTED};
 use crate::games::match3::explain::Consistency;
@@ -211,21 +211,6 @@ pub struct Match3Summary {
     pub final_board: String,
 }
 
-struct Geo<'a> {
-    cal: &'a Calibration,
-    rect: Rect,
-}
-
-impl CellToScreen for Geo<'_> {
-    fn cell_centre(&self, cell: Cell) -> (i32, i32) {
-        let (x, y) = self.cal.cell_centre(cell);
-        (
-            self.rect.x + x.round() as i32,
-            self.rect.y + y.round() as i32,
-        )
-    }
-}
-
 /// The level multiplier when `s` is a Gweled scoring ([`Scoring::gweled`]).
 fn gweled_multiplier(s: &Scoring) -> Option<i64> {
     let m = s.line_base / 10;
@@ -381,7 +366,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
                 SwapInput::Clicks => Move::Swap(a, b),
                 SwapInput::Drag => Move::Drag(vec![a, b]),
             };
-            let geo = Geo {
+            let geo = crate::bot::ScreenGeo {
                 cal: &seen.cal,
                 rect: seen.frame.rect,
             };

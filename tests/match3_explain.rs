@@ -8,7 +8,7 @@
 //! answer. Seeds are pinned.
 
 use std::cell::RefCell;
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
 use gridbot::board::{Board, Cell, UNKNOWN};
 use gridbot::games::match3::explain::{explain, fixed_cells, Consistency, Limits};
@@ -44,26 +44,7 @@ impl Refill for Recording {
     }
 }
 
-/// Refill from per-column lists (then holes).
-struct Script(Vec<VecDeque<u8>>);
-
-impl Refill for Script {
-    fn next(&mut self, col: usize) -> u8 {
-        self.0[col].pop_front().unwrap_or(UNKNOWN)
-    }
-}
-
-fn replay(after_swap: &Board, refills: &[Vec<u8>]) -> Board {
-    let mut t = after_swap.clone();
-    let mut s = Script(
-        refills
-            .iter()
-            .map(|v| v.iter().copied().collect())
-            .collect(),
-    );
-    naive::resolve(&mut t, &Scoring::CELLS, &mut s);
-    t
-}
+use gridbot::games::match3::rules::naive::replay;
 
 /// A played swap: the board right after it, the board the rules made of it
 /// with a random refill, and what each column took.

@@ -748,32 +748,12 @@ impl Search {
 mod tests {
     use super::*;
     use crate::board::Cell;
-    use crate::games::match3::rules::{naive, Refill, Scoring};
 
     fn b(s: &str) -> Board {
         s.parse().expect("board literal")
     }
 
-    /// Refill from per-column lists (then holes).
-    struct Script(Vec<std::collections::VecDeque<u8>>);
-
-    impl Refill for Script {
-        fn next(&mut self, col: usize) -> u8 {
-            self.0[col].pop_front().unwrap_or(crate::board::UNKNOWN)
-        }
-    }
-
-    fn replay(after_swap: &Board, refills: &[Vec<u8>]) -> Board {
-        let mut t = after_swap.clone();
-        let mut s = Script(
-            refills
-                .iter()
-                .map(|v| v.iter().copied().collect())
-                .collect(),
-        );
-        naive::resolve(&mut t, &Scoring::CELLS, &mut s);
-        t
-    }
+    use crate::games::match3::rules::naive::replay;
 
     fn swapped(b: &Board, x: Cell, y: Cell) -> Board {
         super::super::verify::swapped(b, x, y)

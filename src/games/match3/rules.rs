@@ -497,6 +497,33 @@ pub mod naive {
 
     use super::holes_as_hole as norm;
 
+    /// Refill from per-column lists, lowest new cell first; holes
+    /// ([`crate::board::UNKNOWN`]) once a list runs out.
+    pub struct Scripted(pub Vec<std::collections::VecDeque<u8>>);
+
+    impl Refill for Scripted {
+        fn next(&mut self, col: usize) -> u8 {
+            self.0
+                .get_mut(col)
+                .and_then(|q| q.pop_front())
+                .unwrap_or(crate::board::UNKNOWN)
+        }
+    }
+
+    /// The board `after_swap` resolves to when column `c` takes the gems of
+    /// `refills[c]` in order (a verifier's witness, replayed).
+    pub fn replay(after_swap: &Board, refills: &[Vec<u8>]) -> Board {
+        let mut t = after_swap.clone();
+        let mut s = Scripted(
+            refills
+                .iter()
+                .map(|v| v.iter().copied().collect())
+                .collect(),
+        );
+        resolve(&mut t, &Scoring::CELLS, &mut s);
+        t
+    }
+
     /// Every line as its list of cells (rows first, then columns).
     pub fn lines(b: &Board) -> Vec<Vec<Cell>> {
         let mut out = Vec::new();
