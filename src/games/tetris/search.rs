@@ -20,7 +20,7 @@ use super::eval::Eval;
 use super::fast::{self, ColumnBase, Drops};
 use super::field::Field;
 use super::movegen::{Free, MoveGen, Placement};
-use super::piece::Piece;
+use super::piece::{Piece, State};
 
 /// Search knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -352,30 +352,79 @@ fn best_free(
     // (score, priority, table index, row)
     let mut best: Option<(f32, i32, usize, usize)> = None;
     // The table runs state by state: the drops of a state are worked out
-    // when it comes up.
-    let mut drops: Option<(u8, Drops)> = None;
-    for (i, f) in table.iter().enumerate() {
-        let st = &states[f.state as usize];
-        if drops.is_none_or(|(s, _)| s != f.state) {
-            drops = Some((f.state, base.drops(st)));
+    // when it comes up, and its entries are scored by code for its width.
+    let mut start = 0;
+    while let Some(first) = table.get(start) {
+        let state = first.state;
+        let end = table[start..]
+            .iter()
+            .position(|f| f.state != state)
+            .map_or(table.len(), |n| start + n);
+        let st = &states[state as usize];
+        let run = StateRun {
+            eval,
+            base,
+            field,
+            st,
+            drops: base.drops(st),
+            spawn_x,
+            start,
+            entries: &table[start..end],
+        };
+        match st.w {
+            1 => run.scan::<1>(&mut best, &mut nodes),
+            2 => run.scan::<2>(&mut best, &mut nodes),
+            3 => run.scan::<3>(&mut best, &mut nodes),
+            _ => run.scan::<4>(&mut best, &mut nodes),
         }
-        let Some((_, d)) = &drops else {
-            continue;
-        };
-        let Some((score, y)) = base.drop_score(eval, field, st, d, f.x as usize) else {
-            continue;
-        };
-        nodes += 1;
-        let better = match best {
-            None => true,
-            Some((s, p, _, _)) => {
-                score > s || (score == s && eval.priority_at(spawn_x, f.bx as i32, f.state) > p)
-            }
-        };
-        if better {
-            let p = eval.priority_at(spawn_x, f.bx as i32, f.state);
-            best = Some((score, p, i, y));
-        }
+        start = end;
     }
     best.map(|(score, _, i, y)| (score, i, y, nodes))
+}
+
+/// The entries of a free table for one rotation state (from table index
+/// `start`), with what scoring them needs.
+struct StateRun<'a> {
+    eval: &'a Eval,
+    base: &'a ColumnBase,
+    field: &'a Field,
+    st: &'a State,
+    drops: Drops,
+    spawn_x: i32,
+    start: usize,
+    entries: &'a [Free],
+}
+
+impl StateRun<'_> {
+    /// Scores the entries (the state is `SW` columns wide) into `best`:
+    /// `(score, priority, table index, row)`, kept when the score is higher,
+    /// or equal with a higher priority.
+    #[inline(always)]
+    fn scan<const SW: usize>(
+        &self,
+        best: &mut Option<(f32, i32, usize, usize)>,
+        nodes: &mut u64,
+    ) {
+        for (k, f) in self.entries.iter().enumerate() {
+            let Some((score, y)) =
+                self.base
+                    .drop_score_w::<SW>(self.eval, self.field, self.st, &self.drops, f.x as usize)
+            else {
+                continue;
+            };
+            *nodes += 1;
+            let better = match *best {
+                None => true,
+                Some((s, p, _, _)) => {
+                    score > s
+                        || (score == s
+                            && self.eval.priority_at(self.spawn_x, f.bx as i32, f.state) > p)
+                }
+            };
+            if better {
+                let p = self.eval.priority_at(self.spawn_x, f.bx as i32, f.state);
+                *best = Some((score, p, self.start + k, y));
+            }
+        }
+    }
 }
