@@ -184,17 +184,39 @@ fn well_depths(c: u64, m: u64) -> u32 {
     s
 }
 
-/// Column `c` with the rows of `gone` taken out (the cells above move down).
-#[inline(always)]
-fn remove_rows(mut c: u64, gone: u64) -> u64 {
-    // Highest row first, so the lower ones stay in place.
-    let mut rows = gone;
-    while rows != 0 {
-        let below = (1u64 << (63 - rows.leading_zeros())) - 1;
-        c = (c & below) | ((c >> 1) & !below);
-        rows &= below;
+/// `COMPRESS[m][b]`: the bits of the 4-bit `b` outside the mask `m`,
+/// packed down (rows `m` taken out of four rows).
+const COMPRESS: [[u8; 16]; 16] = {
+    let mut t = [[0u8; 16]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut b = 0;
+        while b < 16 {
+            let (mut out, mut k, mut r) = (0u8, 0, 0);
+            while r < 4 {
+                if m >> r & 1 == 0 {
+                    out |= ((b >> r & 1) as u8) << k;
+                    k += 1;
+                }
+                r += 1;
+            }
+            t[m][b] = out;
+            b += 1;
+        }
+        m += 1;
     }
-    c
+    t
+};
+
+/// Column `c` with the rows `y + r` (bits `r` of the 4-bit `cleared`)
+/// taken out; the cells above move down.
+#[inline(always)]
+fn remove_rows(c: u64, y: usize, cleared: u8) -> u64 {
+    let cleared = cleared as usize & 0xF;
+    let low = c & ((1u64 << y) - 1);
+    let four = COMPRESS[cleared][(c >> y) as usize & 0xF] as u64;
+    let high = c >> (y + 4);
+    low | four << y | high << (y + 4 - cleared.count_ones() as usize)
 }
 
 /// For every hole (empty below the column top), the filled cells above it.
@@ -334,9 +356,8 @@ impl ColumnBase {
             if cleared == 0 {
                 self.refresh(x, x + sw - 1);
             } else {
-                let gone = u64::from(cleared) << y;
                 for col in &mut self.cols[2..self.w + 2] {
-                    *col = remove_rows(*col, gone);
+                    *col = remove_rows(*col, y, cleared);
                 }
                 self.refresh(0, self.w - 1);
             }
@@ -382,14 +403,14 @@ impl ColumnBase {
 
     /// Takes the full rows `y + r` (bits `r` of `cleared`) out of every
     /// column and moves Dellacherie's terms as [`ColumnBase::drop_after`]
-    /// explains: heights drop by the rows cleared, holes stay, each wall
-    /// pair gains a row transition a row, and a column where a block of
-    /// cleared rows had empty cells right below and above loses two column
-    /// transitions and has its wells counted again.
+    /// explains: heights drop by the rows cleared and holes stay (a column
+    /// whose top cell is cleared is counted again), each wall pair gains a
+    /// row transition a row, and a column where a block of cleared rows had
+    /// empty cells right below and above loses two column transitions and
+    /// has its wells counted again.
     fn clear_rows(&mut self, y: usize, cleared: u8) {
         let w = self.w;
         let lines = cleared.count_ones();
-        let gone = u64::from(cleared) << y;
         // Per block of cleared rows, the rows right below and above it.
         let mut ends = [(0u64, 0u64); 2];
         let mut blocks = 0;
@@ -422,7 +443,7 @@ impl ColumnBase {
                 self.ct[c] -= 2 * joins as u8;
                 t.col_transitions -= 2 * joins as u32;
             }
-            let col2 = remove_rows(col, gone);
+            let col2 = remove_rows(col, y, cleared);
             self.cols[c + 2] = col2;
             if col >> (top + 1) == 0 {
                 let holes = col_holes(col2);
@@ -651,18 +672,29 @@ impl ColumnBase {
             v.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
         v.holes += drops.holes[x] as u32;
         v.col_transitions += drops.col_transitions[x] as u32;
-        let sw = SW;
-        // Window: columns x-2 ..= x+sw+1 at nc[0..sw+4]; piece column c at nc[c+2].
+        v.wells = self.drop_wells::<SW>(st, x, y);
+        v.max_height = v.max_height.max((y + st.h as usize) as u32);
+        if lanes.any_full(rows_after) {
+            return self.clear_after(f, st, x, y, rows_after, v);
+        }
+        (v, 0)
+    }
+
+    /// Cumulative wells after dropping `st` (`SW` columns wide) at column
+    /// `x` to row `y` from above the stack, no row cleared.
+    #[inline(always)]
+    fn drop_wells<const SW: usize>(&self, st: &State, x: usize, y: usize) -> u32 {
+        // Window: columns x-2 ..= x+SW+1 at nc[0..SW+4]; piece column c at nc[c+2].
         let mut nc = [0u64; 8];
         nc.copy_from_slice(&self.cols[x..x + 8]);
-        for c in 0..sw {
+        for c in 0..SW {
             nc[c + 2] |= (st.col_bits[c] as u64) << y;
         }
-        // Wells: the columns the piece fills are counted again; a neighbour
-        // keeps its cells and its wells, and gains a well cell where the
-        // piece fills the cell beside an empty one with a filled far side.
-        let mut wells = v.wells as i32;
-        for c in 0..sw {
+        // The columns the piece fills are counted again; a neighbour keeps
+        // its cells and its wells, and gains a well cell where the piece
+        // fills the cell beside an empty one with a filled far side.
+        let mut wells = self.total.wells as i32;
+        for c in 0..SW {
             let i = c + 2;
             wells += col_wells(nc[i - 1], nc[i], nc[i + 1], self.mask_h) as i32
                 - self.wells[x + c] as i32;
@@ -671,16 +703,61 @@ impl ColumnBase {
             let beside = (st.col_bits[0] as u64) << y;
             wells += well_depths(nc[1], beside & !nc[1] & nc[0]) as i32;
         }
-        if x + sw < self.w {
-            let beside = (st.col_bits[sw - 1] as u64) << y;
-            wells += well_depths(nc[sw + 2], beside & !nc[sw + 2] & nc[sw + 3]) as i32;
+        if x + SW < self.w {
+            let beside = (st.col_bits[SW - 1] as u64) << y;
+            wells += well_depths(nc[SW + 2], beside & !nc[SW + 2] & nc[SW + 3]) as i32;
         }
-        v.wells = wells as u32;
-        v.max_height = v.max_height.max((y + st.h as usize) as u32);
+        wells as u32
+    }
+
+    /// [`ColumnBase::drop_score`] for a state `SW` columns wide when the
+    /// evaluator weighs Dellacherie's features only (the base is not
+    /// [`ColumnBase::extended`]): the same score, bit for bit, with the four
+    /// Value features kept in registers. A drop that fills a row is handed
+    /// to [`ColumnBase::drop_after`].
+    #[inline(always)]
+    pub fn drop_score_basic<const SW: usize>(
+        &self,
+        eval: &Eval,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> Option<(f32, usize)> {
+        debug_assert!(!self.extended && st.w as usize == SW);
+        let y = drops.row[x] as usize;
+        if y + st.h as usize > self.h {
+            return None;
+        }
+        let rows_before = RowLanes::load(f.rows(), y);
+        let rows_after = rows_before | drops.shape << x;
+        let lanes = &self.lanes;
         if lanes.any_full(rows_after) {
-            return self.clear_after(f, st, x, y, rows_after, v);
+            return Some(self.clearing_score(eval, f, st, drops, x));
         }
-        (v, 0)
+        let t = &self.total;
+        let rt = t.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
+        let ct = t.col_transitions + drops.col_transitions[x] as u32;
+        let holes = t.holes + drops.holes[x] as u32;
+        let wells = self.drop_wells::<SW>(st, x, y);
+        let value = eval.basic_value(rt, ct, holes, wells);
+        Some((eval.reward(st, y, 0) + value, y))
+    }
+
+    /// The score of a drop that may fill rows (out of the hot loop).
+    #[cold]
+    #[inline(never)]
+    fn clearing_score(
+        &self,
+        eval: &Eval,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> (f32, usize) {
+        let y = drops.row[x] as usize;
+        let (v, cleared) = self.drop_after(f, st, drops, x);
+        (eval.reward(st, y, cleared) + eval.value_of_basic(&v), y)
     }
 
     /// [`ColumnBase::drop_after`] for a drop that may fill rows: `v` are
@@ -740,22 +817,19 @@ impl ColumnBase {
             }
         }
         v.row_transitions += 2 * lines;
-        let sw = st.w as usize;
-        let gone = u64::from(cleared) << y;
         let mask_h = self.mask_h;
-        // Slot `k` of `cols` with the piece: before and after the clear
-        // (the walls stay filled).
-        let slot = |k: usize| {
-            let mut col = self.cols[k];
-            if (x + 2..x + 2 + sw).contains(&k) {
-                col |= u64::from(st.col_bits[k - x - 2]) << y;
-            }
-            let after = if (2..self.w + 2).contains(&k) {
-                remove_rows(col, gone)
+        // The columns with the piece (the walls stay filled).
+        let mut cols = self.cols;
+        for c in 0..st.w as usize {
+            cols[x + c + 2] |= u64::from(st.col_bits[c]) << y;
+        }
+        let w = self.w;
+        let after = |k: usize| {
+            if (2..w + 2).contains(&k) {
+                remove_rows(cols[k], y, cleared)
             } else {
-                col
-            };
-            (col, after)
+                cols[k]
+            }
         };
         // A column with a cell above the highest cleared row loses as many
         // cells as its height drops: its holes stay. One whose top cell is
@@ -763,9 +837,9 @@ impl ColumnBase {
         let top = y + 7 - cleared.leading_zeros() as usize;
         let mut tall = false;
         let mut max_height = 0;
-        for k in 2..self.w + 2 {
-            let (c, c2) = slot(k);
+        for &c in &cols[2..w + 2] {
             if c >> (top + 1) == 0 {
+                let c2 = remove_rows(c, y, cleared);
                 v.holes = v.holes + col_holes(c2) - col_holes(c);
                 max_height = max_height.max(col_height(c2));
             } else {
@@ -780,10 +854,8 @@ impl ColumnBase {
         while joined != 0 {
             let k = joined.trailing_zeros() as usize + 2;
             joined &= joined - 1;
-            let (l, l2) = slot(k - 1);
-            let (c, c2) = slot(k);
-            let (r, r2) = slot(k + 1);
-            v.wells = v.wells + col_wells(l2, c2, r2, mask_h) - col_wells(l, c, r, mask_h);
+            v.wells = v.wells + col_wells(after(k - 1), after(k), after(k + 1), mask_h)
+                - col_wells(cols[k - 1], cols[k], cols[k + 1], mask_h);
         }
         (v, cleared)
     }
@@ -800,6 +872,14 @@ impl ColumnBase {
         drops: &Drops,
         x: usize,
     ) -> Option<(f32, usize)> {
+        if !self.extended {
+            return match st.w {
+                1 => self.drop_score_basic::<1>(eval, f, st, drops, x),
+                2 => self.drop_score_basic::<2>(eval, f, st, drops, x),
+                3 => self.drop_score_basic::<3>(eval, f, st, drops, x),
+                _ => self.drop_score_basic::<4>(eval, f, st, drops, x),
+            };
+        }
         match st.w {
             1 => self.drop_score_w::<1>(eval, f, st, drops, x),
             2 => self.drop_score_w::<2>(eval, f, st, drops, x),
@@ -946,8 +1026,8 @@ mod tests {
 
     /// Hard drops from above on random fields (full rows cleared first):
     /// the drop scorer's features equal `value_features` of the locked
-    /// field, and a base brought up to date by `place` equals one built from
-    /// the locked field.
+    /// field, its scores those of the plain evaluation, and a base brought
+    /// up to date by `place` equals one built from the locked field.
     #[test]
     fn drops_and_updates_match_full_count() {
         on_random_fields(300, 23, |mut f, ext| {
@@ -969,6 +1049,10 @@ mod tests {
                         let (v, c) = base.drop_after(&f, st, &drops, x);
                         prop_assert_eq!(c, cleared);
                         prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
+                        let eval = if ext { Eval::bcts() } else { Eval::dellacherie() };
+                        let score = base.drop_score(&eval, &f, st, &drops, x);
+                        let want = eval.reward(st, y, cleared) + eval.value(&after);
+                        prop_assert_eq!(score, Some((want, y)));
                         let mut placed = base.clone();
                         placed.place(st, x, y, cleared);
                         prop_assert_eq!(placed, ColumnBase::new(&after, ext));

@@ -371,11 +371,15 @@ fn best_free(
             start,
             entries: &table[start..end],
         };
-        match st.w {
-            1 => run.scan::<1>(&mut best, &mut nodes),
-            2 => run.scan::<2>(&mut best, &mut nodes),
-            3 => run.scan::<3>(&mut best, &mut nodes),
-            _ => run.scan::<4>(&mut best, &mut nodes),
+        match (st.w, base.extended()) {
+            (1, false) => run.scan::<1, true>(&mut best, &mut nodes),
+            (2, false) => run.scan::<2, true>(&mut best, &mut nodes),
+            (3, false) => run.scan::<3, true>(&mut best, &mut nodes),
+            (_, false) => run.scan::<4, true>(&mut best, &mut nodes),
+            (1, true) => run.scan::<1, false>(&mut best, &mut nodes),
+            (2, true) => run.scan::<2, false>(&mut best, &mut nodes),
+            (3, true) => run.scan::<3, false>(&mut best, &mut nodes),
+            (_, true) => run.scan::<4, false>(&mut best, &mut nodes),
         }
         start = end;
     }
@@ -396,35 +400,43 @@ struct StateRun<'a> {
 }
 
 impl StateRun<'_> {
-    /// Scores the entries (the state is `SW` columns wide) into `best`:
+    /// Scores the entries (the state is `SW` columns wide; `BASIC`: the
+    /// evaluator weighs Dellacherie's features only) into `best`:
     /// `(score, priority, table index, row)`, kept when the score is higher,
     /// or equal with a higher priority.
     #[inline(always)]
-    fn scan<const SW: usize>(
+    fn scan<const SW: usize, const BASIC: bool>(
         &self,
         best: &mut Option<(f32, i32, usize, usize)>,
         nodes: &mut u64,
     ) {
+        let (eval, base) = (self.eval, self.base);
+        let mut found = *best;
+        let mut scored = 0;
         for (k, f) in self.entries.iter().enumerate() {
-            let Some((score, y)) =
-                self.base
-                    .drop_score_w::<SW>(self.eval, self.field, self.st, &self.drops, f.x as usize)
-            else {
+            let x = f.x as usize;
+            let scored_drop = if BASIC {
+                base.drop_score_basic::<SW>(eval, self.field, self.st, &self.drops, x)
+            } else {
+                base.drop_score_w::<SW>(eval, self.field, self.st, &self.drops, x)
+            };
+            let Some((score, y)) = scored_drop else {
                 continue;
             };
-            *nodes += 1;
-            let better = match *best {
+            scored += 1;
+            let better = match found {
                 None => true,
                 Some((s, p, _, _)) => {
                     score > s
-                        || (score == s
-                            && self.eval.priority_at(self.spawn_x, f.bx as i32, f.state) > p)
+                        || (score == s && eval.priority_at(self.spawn_x, f.bx as i32, f.state) > p)
                 }
             };
             if better {
-                let p = self.eval.priority_at(self.spawn_x, f.bx as i32, f.state);
-                *best = Some((score, p, self.start + k, y));
+                let p = eval.priority_at(self.spawn_x, f.bx as i32, f.state);
+                found = Some((score, p, self.start + k, y));
             }
         }
+        *best = found;
+        *nodes += scored;
     }
 }
