@@ -168,7 +168,15 @@ fn col_wells(l: u64, c: u64, r: u64, mask_h: u64) -> u32 {
 /// test (no branch to mispredict) and deeper ones finish in a loop.
 #[inline(always)]
 fn well_depths(c: u64, m: u64) -> u32 {
-    let empty = !c;
+    well_depths_in(c, m, !0)
+}
+
+/// [`well_depths`] counting only down the rows of `rows`: with `rows` the
+/// bits of the field's rows in each lane, several columns side by side in
+/// one word are counted at once (a cell never steps into the lane below).
+#[inline(always)]
+fn well_depths_in(c: u64, m: u64, rows: u64) -> u32 {
+    let empty = !c & rows;
     let mut s = m.count_ones();
     let mut m = (m >> 1) & empty;
     s += m.count_ones();
@@ -474,6 +482,17 @@ impl ColumnBase {
         }
     }
 
+    /// How many columns the drop scorers count side by side in a word: 3
+    /// when the field is at most 20 rows high (lanes of 21 bits), else 1.
+    #[inline(always)]
+    pub fn well_lanes(&self) -> usize {
+        if self.h <= 20 {
+            3
+        } else {
+            1
+        }
+    }
+
     /// True when the extended terms are counted.
     pub fn extended(&self) -> bool {
         self.extended
@@ -672,7 +691,7 @@ impl ColumnBase {
             v.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
         v.holes += drops.holes[x] as u32;
         v.col_transitions += drops.col_transitions[x] as u32;
-        v.wells = self.drop_wells::<SW>(st, x, y);
+        v.wells = self.drop_wells::<SW, 1>(st, x, y);
         v.max_height = v.max_height.max((y + st.h as usize) as u32);
         if lanes.any_full(rows_after) {
             return self.clear_after(f, st, x, y, rows_after, v);
@@ -682,30 +701,58 @@ impl ColumnBase {
 
     /// Cumulative wells after dropping `st` (`SW` columns wide) at column
     /// `x` to row `y` from above the stack, no row cleared.
+    ///
+    /// The columns the piece fills are counted again; a neighbour keeps its
+    /// cells and its wells, and gains a well cell where the piece fills the
+    /// cell beside an empty one with a filled far side. That is `SW + 2`
+    /// columns to count down, `LANES` of them side by side in a word (lanes
+    /// of `64 / LANES` bits; the field must be lower than a lane).
     #[inline(always)]
-    fn drop_wells<const SW: usize>(&self, st: &State, x: usize, y: usize) -> u32 {
+    fn drop_wells<const SW: usize, const LANES: usize>(
+        &self,
+        st: &State,
+        x: usize,
+        y: usize,
+    ) -> u32 {
+        debug_assert!(LANES == 1 || self.h < 64 / LANES);
+        let mask_h = self.mask_h;
         // Window: columns x-2 ..= x+SW+1 at nc[0..SW+4]; piece column c at nc[c+2].
         let mut nc = [0u64; 8];
         nc.copy_from_slice(&self.cols[x..x + 8]);
         for c in 0..SW {
             nc[c + 2] |= (st.col_bits[c] as u64) << y;
         }
-        // The columns the piece fills are counted again; a neighbour keeps
-        // its cells and its wells, and gains a well cell where the piece
-        // fills the cell beside an empty one with a filled far side.
+        // (column, the cells whose wells are counted down it)
+        let mut cols = [0u64; 6];
+        let mut cells = [0u64; 6];
         let mut wells = self.total.wells as i32;
         for c in 0..SW {
             let i = c + 2;
-            wells += col_wells(nc[i - 1], nc[i], nc[i + 1], self.mask_h) as i32
-                - self.wells[x + c] as i32;
+            cols[c] = nc[i];
+            cells[c] = !nc[i] & nc[i - 1] & nc[i + 1] & mask_h;
+            wells -= self.wells[x + c] as i32;
         }
-        if x > 0 {
-            let beside = (st.col_bits[0] as u64) << y;
-            wells += well_depths(nc[1], beside & !nc[1] & nc[0]) as i32;
+        // Beside a wall, `!wall` leaves no cell: no test needed.
+        cols[SW] = nc[1];
+        cells[SW] = (st.col_bits[0] as u64) << y & !nc[1] & nc[0];
+        cols[SW + 1] = nc[SW + 2];
+        cells[SW + 1] = (st.col_bits[SW - 1] as u64) << y & !nc[SW + 2] & nc[SW + 3];
+        let lane = 64 / LANES;
+        let mut rows = 0u64;
+        for l in 0..LANES {
+            rows |= mask_h << (l * lane);
         }
-        if x + SW < self.w {
-            let beside = (st.col_bits[SW - 1] as u64) << y;
-            wells += well_depths(nc[SW + 2], beside & !nc[SW + 2] & nc[SW + 3]) as i32;
+        let mut j = 0;
+        while j < SW + 2 {
+            let (mut c, mut m) = (0u64, 0u64);
+            for l in 0..LANES {
+                if j + l < SW + 2 {
+                    c |= cols[j + l] << (l * lane);
+                    m |= cells[j + l] << (l * lane);
+                }
+            }
+            wells += well_depths_in(c, m, rows) as i32;
+            j += LANES;
         }
         wells as u32
     }
@@ -714,9 +761,10 @@ impl ColumnBase {
     /// evaluator weighs Dellacherie's features only (the base is not
     /// [`ColumnBase::extended`]): the same score, bit for bit, with the four
     /// Value features kept in registers. A drop that fills a row is handed
-    /// to [`ColumnBase::drop_after`].
+    /// to [`ColumnBase::drop_after`]. `LANES` columns are counted at once
+    /// (see [`ColumnBase::lanes`]).
     #[inline(always)]
-    pub fn drop_score_basic<const SW: usize>(
+    pub fn drop_score_basic<const SW: usize, const LANES: usize>(
         &self,
         eval: &Eval,
         f: &Field,
@@ -739,7 +787,7 @@ impl ColumnBase {
         let rt = t.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
         let ct = t.col_transitions + drops.col_transitions[x] as u32;
         let holes = t.holes + drops.holes[x] as u32;
-        let wells = self.drop_wells::<SW>(st, x, y);
+        let wells = self.drop_wells::<SW, LANES>(st, x, y);
         let value = eval.basic_value(rt, ct, holes, wells);
         Some((eval.reward(st, y, 0) + value, y))
     }
@@ -873,11 +921,15 @@ impl ColumnBase {
         x: usize,
     ) -> Option<(f32, usize)> {
         if !self.extended {
-            return match st.w {
-                1 => self.drop_score_basic::<1>(eval, f, st, drops, x),
-                2 => self.drop_score_basic::<2>(eval, f, st, drops, x),
-                3 => self.drop_score_basic::<3>(eval, f, st, drops, x),
-                _ => self.drop_score_basic::<4>(eval, f, st, drops, x),
+            return match (st.w, self.well_lanes()) {
+                (1, 3) => self.drop_score_basic::<1, 3>(eval, f, st, drops, x),
+                (2, 3) => self.drop_score_basic::<2, 3>(eval, f, st, drops, x),
+                (3, 3) => self.drop_score_basic::<3, 3>(eval, f, st, drops, x),
+                (_, 3) => self.drop_score_basic::<4, 3>(eval, f, st, drops, x),
+                (1, _) => self.drop_score_basic::<1, 1>(eval, f, st, drops, x),
+                (2, _) => self.drop_score_basic::<2, 1>(eval, f, st, drops, x),
+                (3, _) => self.drop_score_basic::<3, 1>(eval, f, st, drops, x),
+                (_, _) => self.drop_score_basic::<4, 1>(eval, f, st, drops, x),
             };
         }
         match st.w {
@@ -1049,7 +1101,11 @@ mod tests {
                         let (v, c) = base.drop_after(&f, st, &drops, x);
                         prop_assert_eq!(c, cleared);
                         prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
-                        let eval = if ext { Eval::bcts() } else { Eval::dellacherie() };
+                        let eval = if ext {
+                            Eval::bcts()
+                        } else {
+                            Eval::dellacherie()
+                        };
                         let score = base.drop_score(&eval, &f, st, &drops, x);
                         let want = eval.reward(st, y, cleared) + eval.value(&after);
                         prop_assert_eq!(score, Some((want, y)));

@@ -371,15 +371,19 @@ fn best_free(
             start,
             entries: &table[start..end],
         };
-        match (st.w, base.extended()) {
-            (1, false) => run.scan::<1, true>(&mut best, &mut nodes),
-            (2, false) => run.scan::<2, true>(&mut best, &mut nodes),
-            (3, false) => run.scan::<3, true>(&mut best, &mut nodes),
-            (_, false) => run.scan::<4, true>(&mut best, &mut nodes),
-            (1, true) => run.scan::<1, false>(&mut best, &mut nodes),
-            (2, true) => run.scan::<2, false>(&mut best, &mut nodes),
-            (3, true) => run.scan::<3, false>(&mut best, &mut nodes),
-            (_, true) => run.scan::<4, false>(&mut best, &mut nodes),
+        match (st.w, base.extended(), base.well_lanes()) {
+            (1, false, 3) => run.scan::<1, true, 3>(&mut best, &mut nodes),
+            (2, false, 3) => run.scan::<2, true, 3>(&mut best, &mut nodes),
+            (3, false, 3) => run.scan::<3, true, 3>(&mut best, &mut nodes),
+            (_, false, 3) => run.scan::<4, true, 3>(&mut best, &mut nodes),
+            (1, false, _) => run.scan::<1, true, 1>(&mut best, &mut nodes),
+            (2, false, _) => run.scan::<2, true, 1>(&mut best, &mut nodes),
+            (3, false, _) => run.scan::<3, true, 1>(&mut best, &mut nodes),
+            (_, false, _) => run.scan::<4, true, 1>(&mut best, &mut nodes),
+            (1, true, _) => run.scan::<1, false, 1>(&mut best, &mut nodes),
+            (2, true, _) => run.scan::<2, false, 1>(&mut best, &mut nodes),
+            (3, true, _) => run.scan::<3, false, 1>(&mut best, &mut nodes),
+            (_, true, _) => run.scan::<4, false, 1>(&mut best, &mut nodes),
         }
         start = end;
     }
@@ -401,11 +405,12 @@ struct StateRun<'a> {
 
 impl StateRun<'_> {
     /// Scores the entries (the state is `SW` columns wide; `BASIC`: the
-    /// evaluator weighs Dellacherie's features only) into `best`:
+    /// evaluator weighs Dellacherie's features only, counted `LANES`
+    /// columns at once, see [`ColumnBase::lanes`]) into `best`:
     /// `(score, priority, table index, row)`, kept when the score is higher,
     /// or equal with a higher priority.
     #[inline(always)]
-    fn scan<const SW: usize, const BASIC: bool>(
+    fn scan<const SW: usize, const BASIC: bool, const LANES: usize>(
         &self,
         best: &mut Option<(f32, i32, usize, usize)>,
         nodes: &mut u64,
@@ -416,7 +421,7 @@ impl StateRun<'_> {
         for (k, f) in self.entries.iter().enumerate() {
             let x = f.x as usize;
             let scored_drop = if BASIC {
-                base.drop_score_basic::<SW>(eval, self.field, self.st, &self.drops, x)
+                base.drop_score_basic::<SW, LANES>(eval, self.field, self.st, &self.drops, x)
             } else {
                 base.drop_score_w::<SW>(eval, self.field, self.st, &self.drops, x)
             };
