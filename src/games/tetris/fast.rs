@@ -419,37 +419,36 @@ impl ColumnBase {
     fn clear_rows(&mut self, y: usize, cleared: u8) {
         let w = self.w;
         let lines = cleared.count_ones();
-        // Per block of cleared rows, the rows right below and above it.
-        let mut ends = [(0u64, 0u64); 2];
-        let mut blocks = 0;
+        // Per block of cleared rows, the rows right below and above it
+        // (none for a block on the floor).
+        let mut ends = [0u64; 2];
         let mut rest = cleared;
-        while rest != 0 {
+        for e in &mut ends {
+            if rest == 0 {
+                break;
+            }
             let a = rest.trailing_zeros() as usize;
             let b = a + (rest >> a).trailing_ones() as usize;
             rest &= !((1u8 << b) - 1);
-            if y + a > 0 && blocks < ends.len() {
-                ends[blocks] = (1 << (y + a - 1), 1 << (y + b));
-                blocks += 1;
+            if y + a > 0 {
+                *e = 1 << (y + a - 1) | 1 << (y + b);
             }
         }
         // Columns whose top cell is cleared may drop more than `lines`,
         // over holes that are holes no more (see `clear_after`).
         let top = y + 7 - cleared.leading_zeros() as usize;
         let t = &mut self.total;
-        let mut tall = false;
+        let tall = t.max_height as usize > top + 1;
         let mut max_height = 0;
         let mut joined = 0u32;
         for c in 0..w {
             let col = self.cols[c + 2];
             // Two column transitions fewer per block joining its sides.
-            let joins = ends[..blocks]
-                .iter()
-                .filter(|&&(below, above)| col & (below | above) == 0)
-                .count();
+            let joins = ends.iter().filter(|&&e| e != 0 && col & e == 0).count() as u32;
             if joins > 0 {
                 joined |= 1 << c;
                 self.ct[c] -= 2 * joins as u8;
-                t.col_transitions -= 2 * joins as u32;
+                t.col_transitions -= 2 * joins;
             }
             let col2 = remove_rows(col, y, cleared);
             self.cols[c + 2] = col2;
@@ -461,7 +460,6 @@ impl ColumnBase {
                 max_height = max_height.max(col_height(col2));
             } else {
                 self.heights[c] -= lines as u8;
-                tall = true;
             }
         }
         t.row_transitions += 2 * lines;
@@ -762,7 +760,7 @@ impl ColumnBase {
     /// [`ColumnBase::extended`]): the same score, bit for bit, with the four
     /// Value features kept in registers. A drop that fills a row is handed
     /// to [`ColumnBase::drop_after`]. `LANES` columns are counted at once
-    /// (see [`ColumnBase::lanes`]).
+    /// (see [`ColumnBase::well_lanes`]).
     #[inline(always)]
     pub fn drop_score_basic<const SW: usize, const LANES: usize>(
         &self,
@@ -865,36 +863,43 @@ impl ColumnBase {
             }
         }
         v.row_transitions += 2 * lines;
-        let mask_h = self.mask_h;
-        // The columns with the piece (the walls stay filled).
-        let mut cols = self.cols;
-        for c in 0..st.w as usize {
-            cols[x + c + 2] |= u64::from(st.col_bits[c]) << y;
-        }
-        let w = self.w;
+        let (w, mask_h) = (self.w, self.mask_h);
+        // Slot `k` of `cols` with the piece, before and after the clear
+        // (the walls stay filled).
+        let sw = st.w as usize;
+        let col = |k: usize| {
+            let c = self.cols[k];
+            match k.wrapping_sub(x + 2) {
+                i if i < sw => c | u64::from(st.col_bits[i]) << y,
+                _ => c,
+            }
+        };
         let after = |k: usize| {
             if (2..w + 2).contains(&k) {
-                remove_rows(cols[k], y, cleared)
+                remove_rows(col(k), y, cleared)
             } else {
-                cols[k]
+                col(k)
             }
         };
         // A column with a cell above the highest cleared row loses as many
         // cells as its height drops: its holes stay. One whose top cell is
         // cleared may drop further, over holes that are holes no more.
         let top = y + 7 - cleared.leading_zeros() as usize;
-        let mut tall = false;
-        let mut max_height = 0;
-        for &c in &cols[2..w + 2] {
-            if c >> (top + 1) == 0 {
-                let c2 = remove_rows(c, y, cleared);
-                v.holes = v.holes + col_holes(c2) - col_holes(c);
-                max_height = max_height.max(col_height(c2));
-            } else {
-                tall = true;
-            }
+        let pile = v.max_height as usize;
+        let mut above = 0u64;
+        for r in top + 1..pile {
+            above |= row(r);
         }
-        v.max_height = if tall {
+        let mut topped = full & !above;
+        let mut max_height = 0;
+        while topped != 0 {
+            let k = topped.trailing_zeros() as usize + 2;
+            topped &= topped - 1;
+            let (c, c2) = (col(k), after(k));
+            v.holes = v.holes + col_holes(c2) - col_holes(c);
+            max_height = max_height.max(col_height(c2));
+        }
+        v.max_height = if pile > top + 1 {
             v.max_height - lines
         } else {
             max_height
@@ -903,7 +908,7 @@ impl ColumnBase {
             let k = joined.trailing_zeros() as usize + 2;
             joined &= joined - 1;
             v.wells = v.wells + col_wells(after(k - 1), after(k), after(k + 1), mask_h)
-                - col_wells(cols[k - 1], cols[k], cols[k + 1], mask_h);
+                - col_wells(col(k - 1), col(k), col(k + 1), mask_h);
         }
         (v, cleared)
     }

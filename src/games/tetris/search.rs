@@ -406,7 +406,7 @@ struct StateRun<'a> {
 impl StateRun<'_> {
     /// Scores the entries (the state is `SW` columns wide; `BASIC`: the
     /// evaluator weighs Dellacherie's features only, counted `LANES`
-    /// columns at once, see [`ColumnBase::lanes`]) into `best`:
+    /// columns at once, see [`ColumnBase::well_lanes`]) into `best`:
     /// `(score, priority, table index, row)`, kept when the score is higher,
     /// or equal with a higher priority.
     #[inline(always)]
