@@ -714,43 +714,48 @@ impl ColumnBase {
     ) -> u32 {
         debug_assert!(LANES == 1 || self.h < 64 / LANES);
         let mask_h = self.mask_h;
-        // Window: columns x-2 ..= x+SW+1 at nc[0..SW+4]; piece column c at nc[c+2].
-        let mut nc = [0u64; 8];
-        nc.copy_from_slice(&self.cols[x..x + 8]);
-        for c in 0..SW {
-            nc[c + 2] |= (st.col_bits[c] as u64) << y;
-        }
-        // (column, the cells whose wells are counted down it)
-        let mut cols = [0u64; 6];
-        let mut cells = [0u64; 6];
+        // Window: columns x-2 ..= x+SW+1 at k = 0..SW+4; piece column c at k = c+2.
+        let win = &self.cols[x..x + 8];
+        let nc = |k: usize| {
+            if (2..SW + 2).contains(&k) {
+                win[k] | (st.col_bits[k - 2] as u64) << y
+            } else {
+                win[k]
+            }
+        };
+        // Item `i`: a column and the cells whose wells are counted down it.
+        // Beside a wall, `!wall` leaves no cell: no test needed.
+        let item = |i: usize| {
+            if i < SW {
+                let k = i + 2;
+                (nc(k), !nc(k) & nc(k - 1) & nc(k + 1) & mask_h)
+            } else if i == SW {
+                (nc(1), (st.col_bits[0] as u64) << y & !nc(1) & nc(0))
+            } else {
+                let k = SW + 2;
+                (
+                    nc(k),
+                    (st.col_bits[SW - 1] as u64) << y & !nc(k) & nc(k + 1),
+                )
+            }
+        };
         let mut wells = self.total.wells as i32;
         for c in 0..SW {
-            let i = c + 2;
-            cols[c] = nc[i];
-            cells[c] = !nc[i] & nc[i - 1] & nc[i + 1] & mask_h;
             wells -= self.wells[x + c] as i32;
         }
-        // Beside a wall, `!wall` leaves no cell: no test needed.
-        cols[SW] = nc[1];
-        cells[SW] = (st.col_bits[0] as u64) << y & !nc[1] & nc[0];
-        cols[SW + 1] = nc[SW + 2];
-        cells[SW + 1] = (st.col_bits[SW - 1] as u64) << y & !nc[SW + 2] & nc[SW + 3];
         let lane = 64 / LANES;
         let mut rows = 0u64;
         for l in 0..LANES {
             rows |= mask_h << (l * lane);
         }
-        let mut j = 0;
-        while j < SW + 2 {
+        for j in (0..SW + 2).step_by(LANES) {
             let (mut c, mut m) = (0u64, 0u64);
-            for l in 0..LANES {
-                if j + l < SW + 2 {
-                    c |= cols[j + l] << (l * lane);
-                    m |= cells[j + l] << (l * lane);
-                }
+            for l in 0..LANES.min(SW + 2 - j) {
+                let (cl, ml) = item(j + l);
+                c |= cl << (l * lane);
+                m |= ml << (l * lane);
             }
             wells += well_depths_in(c, m, rows) as i32;
-            j += LANES;
         }
         wells as u32
     }
