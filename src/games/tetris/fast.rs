@@ -783,32 +783,53 @@ impl ColumnBase {
         let rows_before = RowLanes::load(f.rows(), y);
         let rows_after = rows_before | drops.shape << x;
         let lanes = &self.lanes;
-        if lanes.any_full(rows_after) {
-            return Some(self.clearing_score(eval, f, st, drops, x));
-        }
         let t = &self.total;
         let rt = t.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
         let ct = t.col_transitions + drops.col_transitions[x] as u32;
         let holes = t.holes + drops.holes[x] as u32;
         let wells = self.drop_wells::<SW, LANES>(st, x, y);
+        if lanes.any_full(rows_after) {
+            let v = ValueFeatures {
+                row_transitions: rt,
+                col_transitions: ct,
+                holes,
+                wells,
+                max_height: t.max_height.max((y + st.h as usize) as u32),
+                ..ValueFeatures::default()
+            };
+            return Some(self.clearing_score(eval, f, st, x, y, rows_after, v));
+        }
         let value = eval.basic_value(rt, ct, holes, wells);
         Some((eval.reward(st, y, 0) + value, y))
     }
 
-    /// The score of a drop that may fill rows (out of the hot loop).
+    /// The score of a drop that may fill rows, from the features `v` of
+    /// the field with the piece and no row cleared (out of the hot loop).
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn clearing_score(
         &self,
         eval: &Eval,
         f: &Field,
         st: &State,
-        drops: &Drops,
         x: usize,
+        y: usize,
+        rows_after: u64,
+        v: ValueFeatures,
     ) -> (f32, usize) {
-        let y = drops.row[x] as usize;
-        let (v, cleared) = self.drop_after(f, st, drops, x);
+        let (v, cleared) = self.clear_after(f, st, x, y, rows_after, v);
         (eval.reward(st, y, cleared) + eval.value_of_basic(&v), y)
+    }
+
+    /// Slot `k` of `cols` with `st` locked at column `x`, row `y`.
+    #[inline(always)]
+    fn with_piece(&self, st: &State, x: usize, y: usize, k: usize) -> u64 {
+        let c = self.cols[k];
+        match k.wrapping_sub(x + 2) {
+            i if i < st.w as usize => c | u64::from(st.col_bits[i]) << y,
+            _ => c,
+        }
     }
 
     /// [`ColumnBase::drop_after`] for a drop that may fill rows: `v` are
@@ -871,14 +892,7 @@ impl ColumnBase {
         let (w, mask_h) = (self.w, self.mask_h);
         // Slot `k` of `cols` with the piece, before and after the clear
         // (the walls stay filled).
-        let sw = st.w as usize;
-        let col = |k: usize| {
-            let c = self.cols[k];
-            match k.wrapping_sub(x + 2) {
-                i if i < sw => c | u64::from(st.col_bits[i]) << y,
-                _ => c,
-            }
-        };
+        let col = |k: usize| self.with_piece(st, x, y, k);
         let after = |k: usize| {
             if (2..w + 2).contains(&k) {
                 remove_rows(col(k), y, cleared)
