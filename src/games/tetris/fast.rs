@@ -19,8 +19,15 @@
 //! holes and column transitions it adds follow from the column heights, for
 //! all columns of a rotation state at once; row transitions and full rows
 //! are counted on the four rows the piece spans, side by side in a `u64`.
+//! The scorers are compiled per state width (the loops over the piece's
+//! columns unroll), and with Dellacherie's features alone
+//! ([`ColumnBase::drop_score_basic`]) on a field of at most 20 rows the
+//! wells are counted three columns to a word. A drop that fills rows is
+//! not counted again: clearing a full row changes the features of the
+//! field with the piece only in a few known ways (`clear_after`).
 //! [`ColumnBase::place`] carries the terms over to the field a placement
-//! leaves, so a game counts a whole field only once.
+//! leaves, moving the totals by the changes, so a game counts a whole
+//! field only once.
 //!
 //! Coordinates: column `c` is a `u64` with bit `y` = row `y` from the bottom;
 //! `cols[c + 2]` holds column `c`, and `cols[0..2]`, `cols[w + 2..w + 4]` are
