@@ -281,11 +281,24 @@ impl Eval {
     /// other terms then weigh zero, and adding zero changes no sum).
     #[inline(always)]
     pub fn value_of_basic(&self, v: &ValueFeatures) -> f32 {
+        self.basic_value(v.row_transitions, v.col_transitions, v.holes, v.wells)
+    }
+
+    /// [`Eval::value_of_basic`] of these four features (one expression, so
+    /// every caller gets the same sum, bit for bit).
+    #[inline(always)]
+    pub fn basic_value(
+        &self,
+        row_transitions: u32,
+        col_transitions: u32,
+        holes: u32,
+        wells: u32,
+    ) -> f32 {
         let w = &self.weights;
-        w.row_transitions * v.row_transitions as f32
-            + w.col_transitions * v.col_transitions as f32
-            + w.holes * v.holes as f32
-            + w.wells * v.wells as f32
+        w.row_transitions * row_transitions as f32
+            + w.col_transitions * col_transitions as f32
+            + w.holes * holes as f32
+            + w.wells * wells as f32
     }
 
     /// Locks `pl` into a copy of `field`: (reward, value, the field after,

@@ -19,8 +19,15 @@
 //! holes and column transitions it adds follow from the column heights, for
 //! all columns of a rotation state at once; row transitions and full rows
 //! are counted on the four rows the piece spans, side by side in a `u64`.
+//! The scorers are compiled per state width (the loops over the piece's
+//! columns unroll), and with Dellacherie's features alone
+//! ([`ColumnBase::drop_score_basic`]) on a field of at most 20 rows the
+//! wells are counted three columns to a word. A drop that fills rows is
+//! not counted again: clearing a full row changes the features of the
+//! field with the piece only in a few known ways (`clear_after`).
 //! [`ColumnBase::place`] carries the terms over to the field a placement
-//! leaves, so a game counts a whole field only once.
+//! leaves, moving the totals by the changes, so a game counts a whole
+//! field only once.
 //!
 //! Coordinates: column `c` is a `u64` with bit `y` = row `y` from the bottom;
 //! `cols[c + 2]` holds column `c`, and `cols[0..2]`, `cols[w + 2..w + 4]` are
@@ -83,6 +90,8 @@ pub struct Drops {
     pub holes: [u8; MAX_WIDTH],
     /// Column transitions the drop adds.
     pub col_transitions: [u8; MAX_WIDTH],
+    /// The shape at column 0 as row lanes ([`RowLanes`]).
+    shape: u64,
 }
 
 /// Bit 0 of every lane.
@@ -166,7 +175,15 @@ fn col_wells(l: u64, c: u64, r: u64, mask_h: u64) -> u32 {
 /// test (no branch to mispredict) and deeper ones finish in a loop.
 #[inline(always)]
 fn well_depths(c: u64, m: u64) -> u32 {
-    let empty = !c;
+    well_depths_in(c, m, !0)
+}
+
+/// [`well_depths`] counting only down the rows of `rows`: with `rows` the
+/// bits of the field's rows in each lane, several columns side by side in
+/// one word are counted at once (a cell never steps into the lane below).
+#[inline(always)]
+fn well_depths_in(c: u64, m: u64, rows: u64) -> u32 {
+    let empty = !c & rows;
     let mut s = m.count_ones();
     let mut m = (m >> 1) & empty;
     s += m.count_ones();
@@ -180,6 +197,41 @@ fn well_depths(c: u64, m: u64) -> u32 {
         m = (m >> 1) & empty;
     }
     s
+}
+
+/// `COMPRESS[m][b]`: the bits of the 4-bit `b` outside the mask `m`,
+/// packed down (rows `m` taken out of four rows).
+const COMPRESS: [[u8; 16]; 16] = {
+    let mut t = [[0u8; 16]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut b = 0;
+        while b < 16 {
+            let (mut out, mut k, mut r) = (0u8, 0, 0);
+            while r < 4 {
+                if m >> r & 1 == 0 {
+                    out |= ((b >> r & 1) as u8) << k;
+                    k += 1;
+                }
+                r += 1;
+            }
+            t[m][b] = out;
+            b += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// Column `c` with the rows `y + r` (bits `r` of the 4-bit `cleared`)
+/// taken out; the cells above move down.
+#[inline(always)]
+fn remove_rows(c: u64, y: usize, cleared: u8) -> u64 {
+    let cleared = cleared as usize & 0xF;
+    let low = c & ((1u64 << y) - 1);
+    let four = COMPRESS[cleared][(c >> y) as usize & 0xF] as u64;
+    let high = c >> (y + 4);
+    low | four << y | high << (y + 4 - cleared.count_ones() as usize)
 }
 
 /// For every hole (empty below the column top), the filled cells above it.
@@ -287,10 +339,11 @@ impl ColumnBase {
 
     /// Brings the terms up to date with the field this base was built from
     /// with `st` locked at column `x`, row `y`, which cleared the rows
-    /// `cleared` (mask relative to `y`). Without a cleared row only the
-    /// columns the piece fills and their neighbours are recounted.
-    /// Cleared rows are taken out of every column (the cells above move
-    /// down) and every column is recounted.
+    /// `cleared` (mask relative to `y`). Only the columns the piece fills
+    /// and their neighbours are recounted, and the totals move by what
+    /// their terms change. Cleared rows are taken out of every column (the
+    /// cells above move down); Dellacherie's terms then change only where
+    /// [`ColumnBase::drop_after`] says, the extended ones are recounted.
     pub fn place(&mut self, st: &State, x: usize, y: usize, cleared: u8) {
         #[cfg(target_arch = "x86_64")]
         if has_popcnt() {
@@ -314,21 +367,135 @@ impl ColumnBase {
         for c in 0..sw {
             self.cols[x + c + 2] |= (st.col_bits[c] as u64) << y;
         }
-        if cleared == 0 {
-            self.refresh(x, x + sw - 1);
+        if self.extended {
+            if cleared == 0 {
+                self.refresh(x, x + sw - 1);
+            } else {
+                for col in &mut self.cols[2..self.w + 2] {
+                    *col = remove_rows(*col, y, cleared);
+                }
+                self.refresh(0, self.w - 1);
+            }
             return;
         }
-        for col in &mut self.cols[2..self.w + 2] {
-            // Highest cleared row first, so the lower ones stay in place.
-            let mut rows = cleared;
-            while rows != 0 {
-                let r = y as u32 + 7 - rows.leading_zeros();
-                let below = (1u64 << r) - 1;
-                *col = (*col & below) | ((*col >> 1) & !below);
-                rows &= !(1 << (r - y as u32));
+        self.update(x, x + sw - 1);
+        if cleared != 0 {
+            self.clear_rows(y, cleared);
+        }
+    }
+
+    /// Recounts Dellacherie's terms of columns `lo..=hi` (and of the pairs
+    /// they are part of, and of their neighbours' wells) after cells were
+    /// added to them, moving the totals by the changes.
+    #[inline(always)]
+    fn update(&mut self, lo: usize, hi: usize) {
+        let (w, mask_h) = (self.w, self.mask_h);
+        let mask_h1 = (mask_h << 1) | 1;
+        let cols = &self.cols;
+        let t = &mut self.total;
+        for c in lo..=hi {
+            let col = cols[c + 2];
+            let (ct, holes) = (col_transitions(col, mask_h1), col_holes(col));
+            t.col_transitions = t.col_transitions + ct - self.ct[c] as u32;
+            t.holes = t.holes + holes - self.holes[c] as u32;
+            self.ct[c] = ct as u8;
+            self.holes[c] = holes as u8;
+            self.heights[c] = col_height(col) as u8;
+            // Cells were only added: the pile grows or stays.
+            t.max_height = t.max_height.max(col_height(col));
+        }
+        for c in lo.saturating_sub(1)..=(hi + 1).min(w - 1) {
+            let wells = col_wells(cols[c + 1], cols[c + 2], cols[c + 3], mask_h);
+            t.wells = t.wells + wells - self.wells[c] as u32;
+            self.wells[c] = wells as u16;
+        }
+        for p in lo..=hi + 1 {
+            let rt = ((cols[p + 1] ^ cols[p + 2]) & mask_h).count_ones();
+            t.row_transitions = t.row_transitions + rt - self.rt[p] as u32;
+            self.rt[p] = rt as u8;
+        }
+    }
+
+    /// Takes the full rows `y + r` (bits `r` of `cleared`) out of every
+    /// column and moves Dellacherie's terms as [`ColumnBase::drop_after`]
+    /// explains: heights drop by the rows cleared and holes stay (a column
+    /// whose top cell is cleared is counted again), each wall pair gains a
+    /// row transition a row, and a column where a block of cleared rows had
+    /// empty cells right below and above loses two column transitions and
+    /// has its wells counted again.
+    fn clear_rows(&mut self, y: usize, cleared: u8) {
+        let w = self.w;
+        let lines = cleared.count_ones();
+        // Per block of cleared rows, the rows right below and above it
+        // (none for a block on the floor).
+        let mut ends = [0u64; 2];
+        let mut rest = cleared;
+        for e in &mut ends {
+            if rest == 0 {
+                break;
+            }
+            let a = rest.trailing_zeros() as usize;
+            let b = a + (rest >> a).trailing_ones() as usize;
+            rest &= !((1u8 << b) - 1);
+            if y + a > 0 {
+                *e = 1 << (y + a - 1) | 1 << (y + b);
             }
         }
-        self.refresh(0, self.w - 1);
+        // Columns whose top cell is cleared may drop more than `lines`,
+        // over holes that are holes no more (see `clear_after`).
+        let top = y + 7 - cleared.leading_zeros() as usize;
+        let t = &mut self.total;
+        let tall = t.max_height as usize > top + 1;
+        let mut max_height = 0;
+        let mut joined = 0u32;
+        for c in 0..w {
+            let col = self.cols[c + 2];
+            // Two column transitions fewer per block joining its sides.
+            let joins = ends.iter().filter(|&&e| e != 0 && col & e == 0).count() as u32;
+            if joins > 0 {
+                joined |= 1 << c;
+                self.ct[c] -= 2 * joins as u8;
+                t.col_transitions -= 2 * joins;
+            }
+            let col2 = remove_rows(col, y, cleared);
+            self.cols[c + 2] = col2;
+            if col >> (top + 1) == 0 {
+                let holes = col_holes(col2);
+                t.holes = t.holes + holes - self.holes[c] as u32;
+                self.holes[c] = holes as u8;
+                self.heights[c] = col_height(col2) as u8;
+                max_height = max_height.max(col_height(col2));
+            } else {
+                self.heights[c] -= lines as u8;
+            }
+        }
+        t.row_transitions += 2 * lines;
+        t.max_height = if tall {
+            t.max_height - lines
+        } else {
+            max_height
+        };
+        self.rt[0] += lines as u8;
+        self.rt[w] += lines as u8;
+        while joined != 0 {
+            let c = joined.trailing_zeros() as usize;
+            joined &= joined - 1;
+            let cols = &self.cols;
+            let wells = col_wells(cols[c + 1], cols[c + 2], cols[c + 3], self.mask_h);
+            t.wells = t.wells + wells - self.wells[c] as u32;
+            self.wells[c] = wells as u16;
+        }
+    }
+
+    /// How many columns the drop scorers count side by side in a word: 3
+    /// when the field is at most 20 rows high (lanes of 21 bits), else 1.
+    #[inline(always)]
+    pub fn well_lanes(&self) -> usize {
+        if self.h <= 20 {
+            3
+        } else {
+            1
+        }
     }
 
     /// True when the extended terms are counted.
@@ -455,6 +622,7 @@ impl ColumnBase {
             row: [0; MAX_WIDTH],
             holes: [0; MAX_WIDTH],
             col_transitions: [0; MAX_WIDTH],
+            shape: RowLanes::shape(st, 0),
         };
         for c in 0..sw {
             let cb = st.col_bottom[c];
@@ -497,45 +665,278 @@ impl ColumnBase {
         drops: &Drops,
         x: usize,
     ) -> (ValueFeatures, u8) {
+        match st.w {
+            1 => self.drop_after_w::<1>(f, st, drops, x),
+            2 => self.drop_after_w::<2>(f, st, drops, x),
+            3 => self.drop_after_w::<3>(f, st, drops, x),
+            _ => self.drop_after_w::<4>(f, st, drops, x),
+        }
+    }
+
+    /// [`ColumnBase::drop_after`] for a state `SW` columns wide: the loops
+    /// over the piece's columns unroll and the window stays in registers.
+    #[inline(always)]
+    fn drop_after_w<const SW: usize>(
+        &self,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> (ValueFeatures, u8) {
+        debug_assert_eq!(st.w as usize, SW);
         let y = drops.row[x] as usize;
-        let rows_before = RowLanes::load(f.rows(), y);
-        let rows_after = rows_before | RowLanes::shape(st, x);
-        if self.extended || self.lanes.any_full(rows_after) {
+        if self.extended {
             return self.after(f, st, x, y);
         }
+        let rows_before = RowLanes::load(f.rows(), y);
+        let rows_after = rows_before | drops.shape << x;
         let lanes = &self.lanes;
         let mut v = self.total;
         v.row_transitions =
             v.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
         v.holes += drops.holes[x] as u32;
         v.col_transitions += drops.col_transitions[x] as u32;
-        let sw = st.w as usize;
-        // Window: columns x-2 ..= x+sw+1 at nc[0..sw+4]; piece column c at nc[c+2].
-        let mut nc = [0u64; 8];
-        nc.copy_from_slice(&self.cols[x..x + 8]);
-        for c in 0..sw {
-            nc[c + 2] |= (st.col_bits[c] as u64) << y;
-        }
-        // Wells: the columns the piece fills are counted again; a neighbour
-        // keeps its cells and its wells, and gains a well cell where the
-        // piece fills the cell beside an empty one with a filled far side.
-        let mut wells = v.wells as i32;
-        for c in 0..sw {
-            let i = c + 2;
-            wells += col_wells(nc[i - 1], nc[i], nc[i + 1], self.mask_h) as i32
-                - self.wells[x + c] as i32;
-        }
-        if x > 0 {
-            let beside = (st.col_bits[0] as u64) << y;
-            wells += well_depths(nc[1], beside & !nc[1] & nc[0]) as i32;
-        }
-        if x + sw < self.w {
-            let beside = (st.col_bits[sw - 1] as u64) << y;
-            wells += well_depths(nc[sw + 2], beside & !nc[sw + 2] & nc[sw + 3]) as i32;
-        }
-        v.wells = wells as u32;
+        v.wells = self.drop_wells::<SW, 1>(st, x, y);
         v.max_height = v.max_height.max((y + st.h as usize) as u32);
+        if lanes.any_full(rows_after) {
+            return self.clear_after(f, st, x, y, rows_after, v);
+        }
         (v, 0)
+    }
+
+    /// Cumulative wells after dropping `st` (`SW` columns wide) at column
+    /// `x` to row `y` from above the stack, no row cleared.
+    ///
+    /// The columns the piece fills are counted again; a neighbour keeps its
+    /// cells and its wells, and gains a well cell where the piece fills the
+    /// cell beside an empty one with a filled far side. That is `SW + 2`
+    /// columns to count down, `LANES` of them side by side in a word (lanes
+    /// of `64 / LANES` bits; the field must be lower than a lane).
+    #[inline(always)]
+    fn drop_wells<const SW: usize, const LANES: usize>(
+        &self,
+        st: &State,
+        x: usize,
+        y: usize,
+    ) -> u32 {
+        debug_assert!(LANES == 1 || self.h < 64 / LANES);
+        let mask_h = self.mask_h;
+        // Window: columns x-2 ..= x+SW+1 at k = 0..SW+4; piece column c at k = c+2.
+        let win = &self.cols[x..x + 8];
+        let nc = |k: usize| {
+            if (2..SW + 2).contains(&k) {
+                win[k] | (st.col_bits[k - 2] as u64) << y
+            } else {
+                win[k]
+            }
+        };
+        // Item `i`: a column and the cells whose wells are counted down it.
+        // Beside a wall, `!wall` leaves no cell: no test needed.
+        let item = |i: usize| {
+            if i < SW {
+                let k = i + 2;
+                (nc(k), !nc(k) & nc(k - 1) & nc(k + 1) & mask_h)
+            } else if i == SW {
+                (nc(1), (st.col_bits[0] as u64) << y & !nc(1) & nc(0))
+            } else {
+                let k = SW + 2;
+                (
+                    nc(k),
+                    (st.col_bits[SW - 1] as u64) << y & !nc(k) & nc(k + 1),
+                )
+            }
+        };
+        let mut wells = self.total.wells as i32;
+        for c in 0..SW {
+            wells -= self.wells[x + c] as i32;
+        }
+        let lane = 64 / LANES;
+        let mut rows = 0u64;
+        for l in 0..LANES {
+            rows |= mask_h << (l * lane);
+        }
+        for j in (0..SW + 2).step_by(LANES) {
+            let (mut c, mut m) = (0u64, 0u64);
+            for l in 0..LANES.min(SW + 2 - j) {
+                let (cl, ml) = item(j + l);
+                c |= cl << (l * lane);
+                m |= ml << (l * lane);
+            }
+            wells += well_depths_in(c, m, rows) as i32;
+        }
+        wells as u32
+    }
+
+    /// [`ColumnBase::drop_score`] for a state `SW` columns wide when the
+    /// evaluator weighs Dellacherie's features only (the base is not
+    /// [`ColumnBase::extended`]): the same score, bit for bit, with the four
+    /// Value features kept in registers. A drop that fills a row is handed
+    /// to [`ColumnBase::drop_after`]. `LANES` columns are counted at once
+    /// (see [`ColumnBase::well_lanes`]).
+    #[inline(always)]
+    pub fn drop_score_basic<const SW: usize, const LANES: usize>(
+        &self,
+        eval: &Eval,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> Option<(f32, usize)> {
+        debug_assert!(!self.extended && st.w as usize == SW);
+        let y = drops.row[x] as usize;
+        if y + st.h as usize > self.h {
+            return None;
+        }
+        let rows_before = RowLanes::load(f.rows(), y);
+        let rows_after = rows_before | drops.shape << x;
+        let lanes = &self.lanes;
+        let t = &self.total;
+        let rt = t.row_transitions + lanes.transitions(rows_after) - lanes.transitions(rows_before);
+        let ct = t.col_transitions + drops.col_transitions[x] as u32;
+        let holes = t.holes + drops.holes[x] as u32;
+        let wells = self.drop_wells::<SW, LANES>(st, x, y);
+        if lanes.any_full(rows_after) {
+            let v = ValueFeatures {
+                row_transitions: rt,
+                col_transitions: ct,
+                holes,
+                wells,
+                max_height: t.max_height.max((y + st.h as usize) as u32),
+                ..ValueFeatures::default()
+            };
+            return Some(self.clearing_score(eval, f, st, x, y, rows_after, v));
+        }
+        let value = eval.basic_value(rt, ct, holes, wells);
+        Some((eval.reward(st, y, 0) + value, y))
+    }
+
+    /// The score of a drop that may fill rows, from the features `v` of
+    /// the field with the piece and no row cleared (out of the hot loop).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn clearing_score(
+        &self,
+        eval: &Eval,
+        f: &Field,
+        st: &State,
+        x: usize,
+        y: usize,
+        rows_after: u64,
+        v: ValueFeatures,
+    ) -> (f32, usize) {
+        let (v, cleared) = self.clear_after(f, st, x, y, rows_after, v);
+        (eval.reward(st, y, cleared) + eval.value_of_basic(&v), y)
+    }
+
+    /// Slot `k` of `cols` with `st` locked at column `x`, row `y`.
+    #[inline(always)]
+    fn with_piece(&self, st: &State, x: usize, y: usize, k: usize) -> u64 {
+        let c = self.cols[k];
+        match k.wrapping_sub(x + 2) {
+            i if i < st.w as usize => c | u64::from(st.col_bits[i]) << y,
+            _ => c,
+        }
+    }
+
+    /// [`ColumnBase::drop_after`] for a drop that may fill rows: `v` are
+    /// the features of the field with the piece locked and no row cleared,
+    /// `rows_after` its rows `y..y + 4` as lanes. Clearing full rows
+    /// changes them little: a full row has no row transition and an empty
+    /// one two; every column loses as many cells as its height drops, so
+    /// the holes stay; the cells of the other rows keep their neighbours,
+    /// so only a column where a block of cleared rows has empty cells right
+    /// below and above it changes — two column transitions fewer, and the
+    /// empty runs join, which deepens the wells above (counted again on
+    /// those columns).
+    #[cold]
+    #[inline(never)]
+    fn clear_after(
+        &self,
+        f: &Field,
+        st: &State,
+        x: usize,
+        y: usize,
+        rows_after: u64,
+        mut v: ValueFeatures,
+    ) -> (ValueFeatures, u8) {
+        let full = u64::from(f.full());
+        let lane = |r: usize| (rows_after >> (16 * r)) & 0xFFFF;
+        let mut cleared = 0u8;
+        for r in 0..st.h as usize {
+            if lane(r) == full {
+                cleared |= 1 << r;
+            }
+        }
+        if cleared == 0 {
+            // A full row above the piece was there before (a field built
+            // by hand): it stays, as `Field::lock` leaves it.
+            return (v, 0);
+        }
+        let lines = cleared.count_ones();
+        let row = |r: usize| {
+            if (y..y + 4).contains(&r) {
+                lane(r - y)
+            } else {
+                u64::from(f.rows()[r])
+            }
+        };
+        // Columns where a block of cleared rows has empty cells right below
+        // and right above it (the floor below row 0 is filled).
+        let mut joined = 0u64;
+        let mut rest = cleared;
+        while rest != 0 {
+            let a = rest.trailing_zeros() as usize;
+            let b = a + (rest >> a).trailing_ones() as usize;
+            rest &= !((1u8 << b) - 1);
+            if y + a > 0 {
+                let m = !row(y + a - 1) & !row(y + b) & full;
+                v.col_transitions -= 2 * m.count_ones();
+                joined |= m;
+            }
+        }
+        v.row_transitions += 2 * lines;
+        let (w, mask_h) = (self.w, self.mask_h);
+        // Slot `k` of `cols` with the piece, before and after the clear
+        // (the walls stay filled).
+        let col = |k: usize| self.with_piece(st, x, y, k);
+        let after = |k: usize| {
+            if (2..w + 2).contains(&k) {
+                remove_rows(col(k), y, cleared)
+            } else {
+                col(k)
+            }
+        };
+        // A column with a cell above the highest cleared row loses as many
+        // cells as its height drops: its holes stay. One whose top cell is
+        // cleared may drop further, over holes that are holes no more.
+        let top = y + 7 - cleared.leading_zeros() as usize;
+        let pile = v.max_height as usize;
+        let mut above = 0u64;
+        for r in top + 1..pile {
+            above |= row(r);
+        }
+        let mut topped = full & !above;
+        let mut max_height = 0;
+        while topped != 0 {
+            let k = topped.trailing_zeros() as usize + 2;
+            topped &= topped - 1;
+            let (c, c2) = (col(k), after(k));
+            v.holes = v.holes + col_holes(c2) - col_holes(c);
+            max_height = max_height.max(col_height(c2));
+        }
+        v.max_height = if pile > top + 1 {
+            v.max_height - lines
+        } else {
+            max_height
+        };
+        while joined != 0 {
+            let k = joined.trailing_zeros() as usize + 2;
+            joined &= joined - 1;
+            v.wells = v.wells + col_wells(after(k - 1), after(k), after(k + 1), mask_h)
+                - col_wells(col(k - 1), col(k), col(k + 1), mask_h);
+        }
+        (v, cleared)
     }
 
     /// The score of hard-dropping `st` (whose drops are `drops`) at column
@@ -550,11 +951,41 @@ impl ColumnBase {
         drops: &Drops,
         x: usize,
     ) -> Option<(f32, usize)> {
+        if !self.extended {
+            return match (st.w, self.well_lanes()) {
+                (1, 3) => self.drop_score_basic::<1, 3>(eval, f, st, drops, x),
+                (2, 3) => self.drop_score_basic::<2, 3>(eval, f, st, drops, x),
+                (3, 3) => self.drop_score_basic::<3, 3>(eval, f, st, drops, x),
+                (_, 3) => self.drop_score_basic::<4, 3>(eval, f, st, drops, x),
+                (1, _) => self.drop_score_basic::<1, 1>(eval, f, st, drops, x),
+                (2, _) => self.drop_score_basic::<2, 1>(eval, f, st, drops, x),
+                (3, _) => self.drop_score_basic::<3, 1>(eval, f, st, drops, x),
+                (_, _) => self.drop_score_basic::<4, 1>(eval, f, st, drops, x),
+            };
+        }
+        match st.w {
+            1 => self.drop_score_w::<1>(eval, f, st, drops, x),
+            2 => self.drop_score_w::<2>(eval, f, st, drops, x),
+            3 => self.drop_score_w::<3>(eval, f, st, drops, x),
+            _ => self.drop_score_w::<4>(eval, f, st, drops, x),
+        }
+    }
+
+    /// [`ColumnBase::drop_score`] for a state `SW` columns wide (`st.w`).
+    #[inline(always)]
+    pub fn drop_score_w<const SW: usize>(
+        &self,
+        eval: &Eval,
+        f: &Field,
+        st: &State,
+        drops: &Drops,
+        x: usize,
+    ) -> Option<(f32, usize)> {
         let y = drops.row[x] as usize;
         if y + st.h as usize > self.h {
             return None;
         }
-        let (v, cleared) = self.drop_after(f, st, drops, x);
+        let (v, cleared) = self.drop_after_w::<SW>(f, st, drops, x);
         let value = if self.extended {
             eval.value_of(&v)
         } else {
@@ -601,75 +1032,24 @@ mod tests {
     use super::*;
     use crate::games::tetris::piece::{Piece, RotationSystem, Shapes};
 
-    /// Every placement of every piece on random fields: the incremental
-    /// features equal `value_features` of the locked field.
-    #[test]
-    fn incremental_features_match_full_count() {
-        use proptest::prelude::*;
-        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-        let mut runner = TestRunner::new_with_rng(
-            Config {
-                cases: 200,
-                ..Config::default()
-            },
-            TestRng::from_seed(RngAlgorithm::ChaCha, &[9; 32]),
-        );
-        let strat = (
-            4usize..=16,
-            4usize..=24,
-            proptest::collection::vec(any::<u16>(), 24),
-            0usize..=20,
-            any::<bool>(),
-        );
-        runner
-            .run(&strat, |(w, h, bits, pile, ext)| {
-                let mut f = Field::new(w, h).unwrap();
-                for (y, &b) in bits.iter().enumerate().take(pile.min(h)) {
-                    let b = if y % 2 == 1 {
-                        b | bits[(y + 5) % 24]
-                    } else {
-                        b
-                    };
-                    for x in 0..w {
-                        f.set(x, y, b >> x & 1 == 1);
-                    }
-                }
-                let sh = Shapes::new(&RotationSystem::srs(), w).unwrap();
-                let base = ColumnBase::new(&f, ext);
-                prop_assert_eq!(base.features(), value_features(&f, ext));
-                for p in Piece::ALL {
-                    for st in sh.of(p) {
-                        for x in 0..=(w - st.w as usize) {
-                            let y = base.landing_row(st, x);
-                            if y + st.h as usize > h {
-                                continue;
-                            }
-                            let mut after = f;
-                            let cleared = after.lock(st, x, y);
-                            let (v, c) = base.after(&f, st, x, y);
-                            prop_assert_eq!(c, cleared);
-                            prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
-                        }
-                    }
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 
-    /// Hard drops from above on random fields: the drop scorer's features
-    /// equal `value_features` of the locked field, and a base brought up to
-    /// date by `place` equals one built from the locked field.
-    #[test]
-    fn drops_and_updates_match_full_count() {
-        use proptest::prelude::*;
-        use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    /// Runs `check` on `cases` random fields (a pinned seed) with a random
+    /// `extended` flag. A field is 4..=16 wide, 4..=24 high, with up to 20
+    /// random rows; `dense` fields OR every row with another (line clears
+    /// and deep wells common), the others every second row (overhangs).
+    fn on_random_fields(
+        cases: u32,
+        seed: u8,
+        check: impl Fn(Field, bool) -> Result<(), TestCaseError>,
+    ) {
         let mut runner = TestRunner::new_with_rng(
             Config {
-                cases: 300,
+                cases,
                 ..Config::default()
             },
-            TestRng::from_seed(RngAlgorithm::ChaCha, &[23; 32]),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
         );
         let strat = (
             4usize..=16,
@@ -683,37 +1063,90 @@ mod tests {
             .run(&strat, |(w, h, bits, pile, ext, dense)| {
                 let mut f = Field::new(w, h).unwrap();
                 for (y, &b) in bits.iter().enumerate().take(pile.min(h)) {
-                    // Dense rows make line clears and deep wells common.
-                    let b = if dense { b | bits[(y + 7) % 24] } else { b };
+                    let b = if dense {
+                        b | bits[(y + 7) % 24]
+                    } else if y % 2 == 1 {
+                        b | bits[(y + 5) % 24]
+                    } else {
+                        b
+                    };
                     for x in 0..w {
                         f.set(x, y, b >> x & 1 == 1);
                     }
                 }
-                f.clear_full_rows();
-                let sh = Shapes::new(&RotationSystem::srs(), w).unwrap();
-                let base = ColumnBase::new(&f, ext);
-                for p in Piece::ALL {
-                    for st in sh.of(p) {
-                        let drops = base.drops(st);
-                        for x in 0..=(w - st.w as usize) {
-                            let y = base.landing_row(st, x);
-                            prop_assert_eq!(drops.row[x] as usize, y);
-                            if y + st.h as usize > h {
-                                continue;
-                            }
-                            let mut after = f;
-                            let cleared = after.lock(st, x, y);
-                            let (v, c) = base.drop_after(&f, st, &drops, x);
-                            prop_assert_eq!(c, cleared);
-                            prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
-                            let mut placed = base.clone();
-                            placed.place(st, x, y, cleared);
-                            prop_assert_eq!(placed, ColumnBase::new(&after, ext));
-                        }
-                    }
-                }
-                Ok(())
+                check(f, ext)
             })
             .unwrap();
+    }
+
+    /// Every placement of every piece on random fields: the incremental
+    /// features equal `value_features` of the locked field.
+    #[test]
+    fn incremental_features_match_full_count() {
+        on_random_fields(200, 9, |f, ext| {
+            let (w, h) = (f.width(), f.height());
+            let sh = Shapes::new(&RotationSystem::srs(), w).unwrap();
+            let base = ColumnBase::new(&f, ext);
+            prop_assert_eq!(base.features(), value_features(&f, ext));
+            for p in Piece::ALL {
+                for st in sh.of(p) {
+                    for x in 0..=(w - st.w as usize) {
+                        let y = base.landing_row(st, x);
+                        if y + st.h as usize > h {
+                            continue;
+                        }
+                        let mut after = f;
+                        let cleared = after.lock(st, x, y);
+                        let (v, c) = base.after(&f, st, x, y);
+                        prop_assert_eq!(c, cleared);
+                        prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+
+    /// Hard drops from above on random fields (full rows cleared first):
+    /// the drop scorer's features equal `value_features` of the locked
+    /// field, its scores those of the plain evaluation, and a base brought
+    /// up to date by `place` equals one built from the locked field.
+    #[test]
+    fn drops_and_updates_match_full_count() {
+        on_random_fields(300, 23, |mut f, ext| {
+            f.clear_full_rows();
+            let (w, h) = (f.width(), f.height());
+            let sh = Shapes::new(&RotationSystem::srs(), w).unwrap();
+            let base = ColumnBase::new(&f, ext);
+            for p in Piece::ALL {
+                for st in sh.of(p) {
+                    let drops = base.drops(st);
+                    for x in 0..=(w - st.w as usize) {
+                        let y = base.landing_row(st, x);
+                        prop_assert_eq!(drops.row[x] as usize, y);
+                        if y + st.h as usize > h {
+                            continue;
+                        }
+                        let mut after = f;
+                        let cleared = after.lock(st, x, y);
+                        let (v, c) = base.drop_after(&f, st, &drops, x);
+                        prop_assert_eq!(c, cleared);
+                        prop_assert_eq!(v, value_features(&after, ext), "{:?} {} {}", p, x, y);
+                        let eval = if ext {
+                            Eval::bcts()
+                        } else {
+                            Eval::dellacherie()
+                        };
+                        let score = base.drop_score(&eval, &f, st, &drops, x);
+                        let want = eval.reward(st, y, cleared) + eval.value(&after);
+                        prop_assert_eq!(score, Some((want, y)));
+                        let mut placed = base.clone();
+                        placed.place(st, x, y, cleared);
+                        prop_assert_eq!(placed, ColumnBase::new(&after, ext));
+                    }
+                }
+            }
+            Ok(())
+        });
     }
 }

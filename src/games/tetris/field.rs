@@ -241,6 +241,11 @@ impl Field {
         if cleared != 0 {
             self.clear_rows(y, cleared);
             self.pile -= cleared.count_ones() as u8;
+            // Empty rows under a cleared top row (a field read or built by
+            // hand can have them; play cannot) leave the pile lower still.
+            while self.pile > 0 && self.rows[self.pile as usize - 1] == 0 {
+                self.pile -= 1;
+            }
         }
         debug_assert_eq!(self.pile as usize, self.scan_pile());
         cleared

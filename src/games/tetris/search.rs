@@ -20,7 +20,7 @@ use super::eval::Eval;
 use super::fast::{self, ColumnBase, Drops};
 use super::field::Field;
 use super::movegen::{Free, MoveGen, Placement};
-use super::piece::Piece;
+use super::piece::{Piece, State};
 
 /// Search knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -352,30 +352,96 @@ fn best_free(
     // (score, priority, table index, row)
     let mut best: Option<(f32, i32, usize, usize)> = None;
     // The table runs state by state: the drops of a state are worked out
-    // when it comes up.
-    let mut drops: Option<(u8, Drops)> = None;
-    for (i, f) in table.iter().enumerate() {
-        let st = &states[f.state as usize];
-        if drops.is_none_or(|(s, _)| s != f.state) {
-            drops = Some((f.state, base.drops(st)));
+    // when it comes up, and its entries are scored by code for its width.
+    let mut start = 0;
+    while let Some(first) = table.get(start) {
+        let state = first.state;
+        let end = table[start..]
+            .iter()
+            .position(|f| f.state != state)
+            .map_or(table.len(), |n| start + n);
+        let st = &states[state as usize];
+        let run = StateRun {
+            eval,
+            base,
+            field,
+            st,
+            drops: base.drops(st),
+            spawn_x,
+            start,
+            entries: &table[start..end],
+        };
+        match (st.w, base.extended(), base.well_lanes()) {
+            (1, false, 3) => run.scan::<1, true, 3>(&mut best, &mut nodes),
+            (2, false, 3) => run.scan::<2, true, 3>(&mut best, &mut nodes),
+            (3, false, 3) => run.scan::<3, true, 3>(&mut best, &mut nodes),
+            (_, false, 3) => run.scan::<4, true, 3>(&mut best, &mut nodes),
+            (1, false, _) => run.scan::<1, true, 1>(&mut best, &mut nodes),
+            (2, false, _) => run.scan::<2, true, 1>(&mut best, &mut nodes),
+            (3, false, _) => run.scan::<3, true, 1>(&mut best, &mut nodes),
+            (_, false, _) => run.scan::<4, true, 1>(&mut best, &mut nodes),
+            (1, true, _) => run.scan::<1, false, 1>(&mut best, &mut nodes),
+            (2, true, _) => run.scan::<2, false, 1>(&mut best, &mut nodes),
+            (3, true, _) => run.scan::<3, false, 1>(&mut best, &mut nodes),
+            (_, true, _) => run.scan::<4, false, 1>(&mut best, &mut nodes),
         }
-        let Some((_, d)) = &drops else {
-            continue;
-        };
-        let Some((score, y)) = base.drop_score(eval, field, st, d, f.x as usize) else {
-            continue;
-        };
-        nodes += 1;
-        let better = match best {
-            None => true,
-            Some((s, p, _, _)) => {
-                score > s || (score == s && eval.priority_at(spawn_x, f.bx as i32, f.state) > p)
-            }
-        };
-        if better {
-            let p = eval.priority_at(spawn_x, f.bx as i32, f.state);
-            best = Some((score, p, i, y));
-        }
+        start = end;
     }
     best.map(|(score, _, i, y)| (score, i, y, nodes))
+}
+
+/// The entries of a free table for one rotation state (from table index
+/// `start`), with what scoring them needs.
+struct StateRun<'a> {
+    eval: &'a Eval,
+    base: &'a ColumnBase,
+    field: &'a Field,
+    st: &'a State,
+    drops: Drops,
+    spawn_x: i32,
+    start: usize,
+    entries: &'a [Free],
+}
+
+impl StateRun<'_> {
+    /// Scores the entries (the state is `SW` columns wide; `BASIC`: the
+    /// evaluator weighs Dellacherie's features only, counted `LANES`
+    /// columns at once, see [`ColumnBase::well_lanes`]) into `best`:
+    /// `(score, priority, table index, row)`, kept when the score is higher,
+    /// or equal with a higher priority.
+    #[inline(always)]
+    fn scan<const SW: usize, const BASIC: bool, const LANES: usize>(
+        &self,
+        best: &mut Option<(f32, i32, usize, usize)>,
+        nodes: &mut u64,
+    ) {
+        let (eval, base) = (self.eval, self.base);
+        let mut found = *best;
+        let mut scored = 0;
+        for (k, f) in self.entries.iter().enumerate() {
+            let x = f.x as usize;
+            let scored_drop = if BASIC {
+                base.drop_score_basic::<SW, LANES>(eval, self.field, self.st, &self.drops, x)
+            } else {
+                base.drop_score_w::<SW>(eval, self.field, self.st, &self.drops, x)
+            };
+            let Some((score, y)) = scored_drop else {
+                continue;
+            };
+            scored += 1;
+            let better = match found {
+                None => true,
+                Some((s, p, _, _)) => {
+                    score > s
+                        || (score == s && eval.priority_at(self.spawn_x, f.bx as i32, f.state) > p)
+                }
+            };
+            if better {
+                let p = eval.priority_at(self.spawn_x, f.bx as i32, f.state);
+                found = Some((score, p, self.start + k, y));
+            }
+        }
+        *best = found;
+        *nodes += scored;
+    }
 }
