@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fast::{self, ColumnBase};
+use super::fast::{self, ColumnBase, Drops};
 use super::field::Field;
 use super::game::{GameResult, GameSetup, PieceGen};
 use super::movegen::MoveGen;
@@ -131,6 +131,8 @@ fn play_simple(
         })
         .collect();
     let mut cands: Vec<Cand> = Vec::with_capacity(64);
+    // The field's column terms, kept up to date piece by piece.
+    let mut base = ColumnBase::new(&field, player.eval.extended());
     loop {
         if setup.max_pieces.is_some_and(|m| res.pieces >= m) {
             res.topped_out = false;
@@ -188,16 +190,17 @@ fn play_simple(
         #[cfg(target_arch = "x86_64")]
         let chosen = if fast::has_popcnt() {
             // SAFETY: the CPU has the features (checked just above).
-            unsafe { best_of_popcnt(shapes, fahey, player, &field, piece, &cands) }
+            unsafe { best_of_popcnt(shapes, fahey, player, &field, &base, piece, &cands) }
         } else {
-            best_of(shapes, fahey, player, &field, piece, &cands)
+            best_of(shapes, fahey, player, &field, &base, piece, &cands)
         };
         #[cfg(not(target_arch = "x86_64"))]
-        let chosen = best_of(shapes, fahey, player, &field, piece, &cands);
+        let chosen = best_of(shapes, fahey, player, &field, &base, piece, &cands);
         let Some((c, y, nodes)) = chosen else {
             break;
         };
         let cleared = field.lock(&states[c.state as usize], c.x, y);
+        base.place(&states[c.state as usize], c.x, y, cleared);
         res.lines += cleared.count_ones() as u64;
         res.pieces += 1;
         res.nodes += nodes;
@@ -213,10 +216,11 @@ unsafe fn best_of_popcnt(
     fahey: bool,
     player: &Player,
     field: &Field,
+    base: &ColumnBase,
     piece: Piece,
     cands: &[Cand],
 ) -> Option<(Cand, usize, u64)> {
-    best_of(shapes, fahey, player, field, piece, cands)
+    best_of(shapes, fahey, player, field, base, piece, cands)
 }
 
 /// The best candidate (score, then priority, then order) and its landing row.
@@ -226,31 +230,49 @@ fn best_of(
     fahey: bool,
     player: &Player,
     field: &Field,
+    base: &ColumnBase,
     piece: Piece,
     cands: &[Cand],
 ) -> Option<(Cand, usize, u64)> {
-    let base = ColumnBase::new(field, player.eval.extended());
     let states = shapes.of(piece);
     let h = field.height();
     let spawn_x = shapes.spawn_x[piece.index()];
     let top = shapes.spawn_top(piece, h) - 1;
     let mut best: Option<(f32, i32, Cand, usize)> = None;
     let mut nodes = 0;
+    // Candidates come state by state; the drops of a state are worked out once.
+    let mut drops: Option<(u8, Drops)> = None;
     for &c in cands {
         let st = &states[c.state as usize];
         let mut y = base.landing_row(st, c.x);
+        let mut from_above = true;
         if fahey {
             // Dropped from one row below the spawn: a cell of the stack above
             // that position (under an overhang) stops it by collision.
             let start = top - st.bottom as i32;
             if y as i32 > start {
                 y = field.drop_from(st, c.x as i32, start) as usize;
+                from_above = false;
             }
         }
         if y + st.h as usize > h {
             continue;
         }
-        let (score, _) = base.score(&player.eval, field, st, c.x, y);
+        let score = if from_above {
+            // The common case: the fast drop scorer (same value, bit for bit).
+            if drops.as_ref().is_none_or(|(s, _)| *s != c.state) {
+                drops = Some((c.state, base.drops(st)));
+            }
+            let Some((_, d)) = drops.as_ref() else {
+                continue;
+            };
+            match base.drop_score(&player.eval, field, st, d, c.x) {
+                Some((score, _)) => score,
+                None => continue,
+            }
+        } else {
+            base.score(&player.eval, field, st, c.x, y).0
+        };
         nodes += 1;
         let p = player.eval.priority_at(spawn_x, c.bx, c.state);
         if best.is_none_or(|(s, bp, _, _)| score > s || (score == s && p > bp)) {
