@@ -274,6 +274,10 @@ fn best_of(
             base.score(&player.eval, field, st, c.x, y).0
         };
         nodes += 1;
+        // The priority breaks ties only: worked out when the score can win.
+        if best.is_some_and(|(s, _, _, _)| score < s) {
+            continue;
+        }
         let p = player.eval.priority_at(spawn_x, c.bx, c.state);
         if best.is_none_or(|(s, bp, _, _)| score > s || (score == s && p > bp)) {
             best = Some((score, p, c, y));
