@@ -955,7 +955,33 @@ pub fn read_auto(
         e => e,
     })?;
     let reading = read_board(img, &cal)?;
+    plausible(&reading.board)?;
     Ok((reading, cal))
+}
+
+/// Whole-board checks for a reading with a palette learned from the same
+/// picture: at least two tile colours, at most half the cells empty, and some
+/// colour on more than one cell (a lattice over a menu, a page of text or a
+/// photograph fails one of these).
+fn plausible(board: &Board) -> Result<(), VisionError> {
+    let cells = board.cells();
+    let mut counts = [0usize; 10];
+    for &v in cells {
+        if (v as usize) < counts.len() {
+            counts[v as usize] += 1;
+        }
+    }
+    let colours = counts.iter().filter(|&&c| c > 0).count();
+    let empty = cells.iter().filter(|&&v| v == EMPTY).count();
+    let repeated = counts.iter().any(|&c| c >= 2);
+    if colours < 2 || 2 * empty > cells.len() || !repeated {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice reads {colours} tile colours and {empty} empty cells: not a board",
+            board.rows(),
+            board.cols()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -67,6 +67,8 @@ pub struct FindParams {
     /// A column/row belongs to the board when both of its sides have at least
     /// this fraction of the median side strength of the comb's extent.
     pub side_fraction: f32,
+    /// Least tile size, in pitches (the gap is at most the rest).
+    pub min_tile: f64,
     /// Sampling ring radius, in pitches.
     pub ring: f64,
     /// Samples on the ring.
@@ -78,6 +80,11 @@ pub struct FindParams {
     pub min_uniform: f64,
     /// Least mean ΔE between neighbouring cells (a board has colours).
     pub min_contrast: f32,
+    /// Largest fraction of cells of one colour (a background, a panel).
+    pub max_mode: f64,
+    /// Largest fraction of neighbour pairs of the same colour along rows or
+    /// columns.
+    pub max_same: f64,
     /// Least ratio of tooth strength to the strength between teeth.
     pub min_periodicity: f32,
 }
@@ -92,14 +99,17 @@ impl Default for FindParams {
             edge_floor: 10,
             edge_clamp: 80,
             pitch_step: 0.01,
-            candidates: 4,
+            candidates: 6,
             tooth_allowance: 0.2,
             side_fraction: 0.3,
+            min_tile: 0.55,
             ring: 0.22,
             ring_points: 12,
             max_spread: 14.0,
             min_uniform: 0.7,
             min_contrast: 6.0,
+            max_mode: 0.7,
+            max_same: 0.75,
             min_periodicity: 1.5,
         }
     }
@@ -215,6 +225,8 @@ struct Comb {
     score: f32,
     /// Mean tooth strength over mean strength between teeth.
     periodicity: f32,
+    /// The noise allowance per tooth the run was scored with.
+    allowance: f32,
 }
 
 impl Comb {
@@ -251,8 +263,21 @@ fn tooth_at(p: &[f32], t: f64) -> f32 {
 }
 
 /// Per-tooth gains of a comb `(pitch, phase)` over the profile: tooth strength
-/// minus the mean strength between it and the next tooth.
+/// minus the mean strength between it and the next tooth. Coarse teeth take
+/// the strongest value within a pixel (for the pitch ladder); fine teeth the
+/// value interpolated at the exact position (for sub-pixel refinement).
 fn gains(p: &[f32], pre: &[f64], pitch: f64, phase: f64, out: &mut Vec<(f32, f32)>) {
+    gains_with(p, pre, pitch, phase, false, out)
+}
+
+fn gains_with(
+    p: &[f32],
+    pre: &[f64],
+    pitch: f64,
+    phase: f64,
+    exact: bool,
+    out: &mut Vec<(f32, f32)>,
+) {
     out.clear();
     let n = p.len();
     let mut k = 0usize;
@@ -263,7 +288,7 @@ fn gains(p: &[f32], pre: &[f64], pitch: f64, phase: f64, out: &mut Vec<(f32, f32
         }
         let a = (t + 2.0).round() as usize;
         let b = ((t + pitch - 2.0).round() as usize).min(n);
-        let tooth = tooth_at(p, t);
+        let tooth = if exact { sample(p, t) } else { tooth_at(p, t) };
         let between = if b > a {
             interval_mean(pre, a, b)
         } else {
@@ -355,6 +380,7 @@ fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
                     k1,
                     score,
                     periodicity: ts / bs.max(1e-3),
+                    allowance,
                 });
             }
         }
@@ -403,11 +429,55 @@ fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
     Some((i as f64 + frac, v))
 }
 
-/// Least-squares fit of the teeth positions: refines pitch and phase.
-fn refine(p: &[f32], c: Comb) -> Comb {
+/// Fine comb search around `c`: pitch within ±1.2 % (0.02 % steps), phase
+/// within ±2 pixels (quarter-pixel steps), exact (interpolated) teeth, same
+/// allowance.
+fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
+    let pre = prefix(p);
+    let mut g = Vec::new();
+    let mut best: Option<Comb> = None;
+    for i in -60i32..=60 {
+        let pitch = c.pitch * (1.0 + 0.0002 * i as f64);
+        for j in -8i32..=8 {
+            let phase = c.phase + 0.25 * j as f64;
+            if phase < 0.0 {
+                continue;
+            }
+            gains_with(p, &pre, pitch, phase, true, &mut g);
+            let Some((score, k0, k1)) = best_run(&g, c.allowance) else {
+                continue;
+            };
+            if best.is_none_or(|b| score > b.score) && k1 - k0 + 1 >= min_teeth {
+                let (ts, bs) = g[k0..=k1]
+                    .iter()
+                    .fold((0f32, 0f32), |a, &(t, b)| (a.0 + t, a.1 + b));
+                best = Some(Comb {
+                    pitch,
+                    phase,
+                    k0,
+                    k1,
+                    score,
+                    periodicity: ts / bs.max(1e-3),
+                    allowance: c.allowance,
+                });
+            }
+        }
+    }
+    best.unwrap_or(c)
+}
+
+/// Refines pitch and phase: the fine comb, then (when the teeth are single
+/// clean peaks) a least-squares fit of the sub-pixel peak positions.
+fn refine(p: &[f32], c: Comb, params: &FindParams) -> Comb {
+    fine_comb(p, c, params.min_cells)
+}
+
+/// Least-squares fit of the teeth positions (kept for single-edge profiles).
+#[allow(dead_code)]
+fn fit_teeth(p: &[f32], c: Comb) -> Comb {
     let mut c = c;
     for _ in 0..2 {
-        let radius = (c.pitch / 6.0).max(1.5);
+        let radius = (c.pitch / 12.0).max(1.5);
         let (mut sw, mut sk, mut st, mut skk, mut skt) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for k in c.k0..=c.k1 {
             let Some((t, v)) = peak_near(p, c.tooth(k), radius) else {
@@ -630,7 +700,7 @@ fn extent(
 
 /// Samples every cell of a lattice: robust colour and spread per cell.
 fn sample_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Vec<(Lab, f32)> {
-    let r = params.ring * xs.tile.min(ys.tile).max(2.0);
+    let r = params.ring * xs.pitch.min(ys.pitch);
     let offs: Vec<(f64, f64)> = (0..params.ring_points)
         .map(|k| {
             let a = (15.0 + k as f64 * 360.0 / params.ring_points as f64).to_radians();
@@ -682,11 +752,93 @@ fn score_lattice(cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, params: &FindParams
     if uniform < params.min_uniform || contrast < params.min_contrast {
         return None;
     }
-    // Area covered, weighted by how clean the cells are and how much the
-    // neighbours differ.
+    if alternates(cells, rows, cols) || mode_fraction(cells) > params.max_mode {
+        return None;
+    }
+    let same = [true, false]
+        .iter()
+        .filter_map(|&h| same_by_parity(cells, rows, cols, h))
+        .map(|(a, b)| 0.5 * (a + b))
+        .fold(0.0, f64::max);
+    if same > params.max_same {
+        return None;
+    }
+    // How clean the cells are, how much the neighbours differ, and (weakly)
+    // the area covered.
     let area = rows as f64 * cols as f64 * xs.pitch * ys.pitch;
-    let score = area * uniform * uniform * (contrast.min(25.0) as f64 / 25.0);
+    let score = area.sqrt() * uniform * uniform * contrast.min(60.0) as f64;
     Some((score, uniform, contrast))
+}
+
+/// True when neighbouring cells differ only across every other boundary
+/// along a row or a column: the lattice is twice too fine (each tile was cut in
+/// two, or every other cell is a gap).
+fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
+    let parity = |horizontal: bool| -> Option<(f32, f32)> {
+        let mut s = [(0f32, 0usize); 2];
+        let (n_out, n_in) = if horizontal { (rows, cols) } else { (cols, rows) };
+        if n_in < 4 {
+            return None;
+        }
+        for o in 0..n_out {
+            for i in 0..n_in - 1 {
+                let (a, b) = if horizontal {
+                    (o * cols + i, o * cols + i + 1)
+                } else {
+                    (i * cols + o, (i + 1) * cols + o)
+                };
+                let d = delta_e(cells[a].0, cells[b].0).min(40.0);
+                s[i % 2].0 += d;
+                s[i % 2].1 += 1;
+            }
+        }
+        Some((s[0].0 / s[0].1 as f32, s[1].0 / s[1].1.max(1) as f32))
+    };
+    [true, false].iter().any(|&h| match parity(h) {
+        Some((a, b)) => a.min(b) < 0.3 * a.max(b),
+        None => false,
+    }) || [true, false].iter().any(|&h| match same_by_parity(cells, rows, cols, h) {
+        Some((a, b)) => a.max(b) >= 0.9 && a.min(b) <= 0.75,
+        None => false,
+    })
+}
+
+/// Neighbour pairs along rows (or columns) that look the same (ΔE below 8),
+/// as fractions of the even and odd pairs.
+fn same_by_parity(cells: &[(Lab, f32)], rows: usize, cols: usize, horizontal: bool) -> Option<(f64, f64)> {
+    let (n_out, n_in) = if horizontal { (rows, cols) } else { (cols, rows) };
+    if n_in < 4 {
+        return None;
+    }
+    let mut s = [(0usize, 0usize); 2];
+    for o in 0..n_out {
+        for i in 0..n_in - 1 {
+            let (a, b) = if horizontal {
+                (o * cols + i, o * cols + i + 1)
+            } else {
+                (i * cols + o, (i + 1) * cols + o)
+            };
+            s[i % 2].0 += (delta_e(cells[a].0, cells[b].0) < 8.0) as usize;
+            s[i % 2].1 += 1;
+        }
+    }
+    Some((
+        s[0].0 as f64 / s[0].1.max(1) as f64,
+        s[1].0 as f64 / s[1].1.max(1) as f64,
+    ))
+}
+
+/// The largest fraction of cells within ΔE 10 of one cell's colour (how much
+/// of the lattice is one colour, e.g. a background).
+fn mode_fraction(cells: &[(Lab, f32)]) -> f64 {
+    let n = cells.len();
+    let step = (n / 200).max(1);
+    (0..n)
+        .step_by(step)
+        .map(|i| cells.iter().filter(|c| delta_e(c.0, cells[i].0) < 10.0).count())
+        .max()
+        .unwrap_or(0) as f64
+        / n.max(1) as f64
 }
 
 fn no_board(msg: impl Into<String>) -> VisionError {
@@ -707,32 +859,74 @@ pub fn find_grid(img: &RgbImage, hints: Hints, params: &FindParams) -> Result<Fo
         )));
     }
     let edges = Edges::new(img, params);
-    let px = edges.x_profile(0, h);
-    let py = edges.y_profile(0, w);
-    let cx = combs(&px, params, params.candidates);
-    let cy = combs(&py, params, params.candidates);
-    if cx.is_empty() || cy.is_empty() {
+    // Candidate combs per axis: over the whole picture and over three bands
+    // (top, middle and bottom half; left, middle, right half), so a board
+    // that fills only part of the picture is not drowned by UI elsewhere.
+    let bands = |n: usize| [(0, n), (0, n / 2), (n / 4, 3 * n / 4), (n / 2, n)];
+    let mut cx: Vec<Comb> = Vec::new();
+    let mut cy: Vec<Comb> = Vec::new();
+    for (i, &(a, b)) in bands(h).iter().enumerate() {
+        let keep = if i == 0 { params.candidates } else { 2 };
+        add_combs(&mut cx, combs(&edges.x_profile(a, b), params, keep));
+    }
+    for (i, &(a, b)) in bands(w).iter().enumerate() {
+        let keep = if i == 0 { params.candidates } else { 2 };
+        add_combs(&mut cy, combs(&edges.y_profile(a, b), params, keep));
+    }
+    if cx.is_empty() && cy.is_empty() {
         return Err(no_board("no periodic edges (no tile grid) in the picture"));
+    }
+    // Pair each comb with the best combs of the other axis over its extent.
+    let span = |c: &Comb, n: usize| {
+        let a = (c.tooth(c.k0) - 0.5 * c.pitch).floor().max(0.0) as usize;
+        let b = ((c.tooth(c.k1) + 0.5 * c.pitch).ceil() as usize).min(n);
+        (a.min(b.saturating_sub(1)), b)
+    };
+    let mut pairs: Vec<(Comb, Comb)> = Vec::new();
+    for a in &cx {
+        let (x0, x1) = span(a, w);
+        for b in combs(&edges.y_profile(x0, x1), params, 2) {
+            pairs.push((*a, b));
+        }
+    }
+    for b in &cy {
+        let (y0, y1) = span(b, h);
+        for a in combs(&edges.x_profile(y0, y1), params, 2) {
+            pairs.push((a, *b));
+        }
     }
     let mut best: Option<FoundGrid> = None;
     let mut why = String::from("no candidate grid");
-    for a in &cx {
-        for b in &cy {
-            let aspect = a.pitch / b.pitch;
-            if !(0.5..=2.0).contains(&aspect) {
-                continue;
-            }
-            match evaluate(img, &edges, *a, *b, hints, params) {
-                Ok(f) => {
-                    if best.as_ref().is_none_or(|b| f.score > b.score) {
-                        best = Some(f);
-                    }
+    for (a, b) in &pairs {
+        let aspect = a.pitch / b.pitch;
+        if !(0.5..=2.0).contains(&aspect) {
+            continue;
+        }
+        match evaluate(img, &edges, *a, *b, hints, params) {
+            Ok(f) => {
+                if best.as_ref().is_none_or(|b| f.score > b.score) {
+                    best = Some(f);
                 }
-                Err(e) => why = e,
             }
+            Err(e) => why = e,
         }
     }
     best.ok_or_else(|| no_board(why))
+}
+
+/// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
+/// and overlapping extents).
+fn add_combs(list: &mut Vec<Comb>, new: Vec<Comb>) {
+    for c in new {
+        let dup = list.iter().any(|o| {
+            (o.pitch / c.pitch - 1.0).abs() < 0.03
+                && o.tooth(o.k0) <= c.tooth(c.k1)
+                && c.tooth(c.k0) <= o.tooth(o.k1)
+        });
+        if !dup {
+            list.push(c);
+        }
+    }
 }
 
 /// Refines one pair of combs to a lattice and tests it.
@@ -765,14 +959,18 @@ fn evaluate(
             ca = recomb(&px, ca, params).unwrap_or(ca);
             cb = recomb(&py, cb, params).unwrap_or(cb);
         }
-        let ra = refine(&px, ca);
-        let rb = refine(&py, cb);
+        let ra = refine(&px, ca, params);
+        let rb = refine(&py, cb, params);
+        if std::env::var("FIND_DEBUG").is_ok() {
+            eprintln!("round {round}: x {ca:?} -> {ra:?}\n  y {cb:?} -> {rb:?}");
+        }
         let axes = |p: &[f32], c: &Comb, hint: Option<usize>| -> Vec<Axis> {
             let bins = (c.pitch.round() as usize).clamp(8, 256);
             let f = fold(p, c, bins);
             let core = (c.tooth(c.k0), c.tooth(c.k1));
             symmetry_centres(&f, c.pitch)
                 .iter()
+                .filter(|&&(_, tile)| tile >= params.min_tile * c.pitch)
                 .filter_map(|&(off, tile)| {
                     let centre = c.phase + off;
                     let (first, count) = extent(p, c.pitch, centre, core, params, hint)?;
@@ -780,7 +978,8 @@ fn evaluate(
                         .contains(&count)
                         .then_some(Axis {
                             pitch: c.pitch,
-                            centre: first,
+                            // Profile index i is the edge at pixel position i + 1.
+                            centre: first + 1.0,
                             count,
                             tile,
                         })
@@ -789,6 +988,9 @@ fn evaluate(
         };
         let xa = axes(&px, &ra, hints.cols);
         let ya = axes(&py, &rb, hints.rows);
+        if std::env::var("FIND_DEBUG").is_ok() {
+            eprintln!("  axes x {xa:?}\n  axes y {ya:?}");
+        }
         if xa.is_empty() || ya.is_empty() {
             return Err(format!(
                 "edges repeat every {:.1} x {:.1} pixels but no run of {}..{} tiles has edges on both sides",
@@ -799,8 +1001,8 @@ fn evaluate(
         let span = |a: &Axis| (a.centre - a.pitch / 2.0, a.centre + (a.count as f64 - 0.5) * a.pitch);
         xr = span(&xa[0]);
         yr = span(&ya[0]);
-        ca = Comb { pitch: ra.pitch, phase: ra.phase, ..ra };
-        cb = Comb { pitch: rb.pitch, phase: rb.phase, ..rb };
+        ca = ra;
+        cb = rb;
         result = Some((xa, ya));
     }
     let Some((xa, ya)) = result else {
@@ -819,9 +1021,12 @@ fn evaluate(
             let (mut xs, mut ys) = (*xs, *ys);
             let mut cells = sample_cells(img, &xs, &ys, params);
             trim(&mut cells, &mut xs, &mut ys, hints, params);
+            trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
             let (xs, ys) = (&xs, &ys);
-            match score_lattice(&cells, xs, ys, params) {
+            let sides = side_ratio(edges, xs, ys);
+            match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity) {
                 Some((score, uniform, contrast)) => {
+                    let score = score * sides.min(4.0) as f64;
                     if best.as_ref().is_none_or(|b| score > b.score) {
                         let grid = Grid {
                             left: xs.centre - xs.tile / 2.0,
@@ -857,6 +1062,117 @@ fn evaluate(
         }
     }
     best.ok_or(why)
+}
+
+/// Edge strength at the tile sides of one lattice axis over a band of the
+/// other: per tile, the strongest profile value near each side (within 8 % of
+/// the pitch). Returns the per-tile means and the profile's mean over the span.
+fn side_strengths(p: &[f32], a: &Axis) -> (Vec<f32>, f32) {
+    let r = (0.08 * a.pitch).max(1.5);
+    let near = |t: f64| {
+        let (lo, hi) = ((t - r).floor().max(0.0) as usize, ((t + r).ceil() as usize).min(p.len()));
+        p[lo.min(hi)..hi].iter().copied().fold(0.0, f32::max)
+    };
+    let per: Vec<f32> = (0..a.count)
+        .map(|i| {
+            // Profile index = pixel position - 1.
+            let c = a.centre + i as f64 * a.pitch - 1.0;
+            0.5 * (near(c - a.tile / 2.0) + near(c + a.tile / 2.0))
+        })
+        .collect();
+    let lo = (a.centre - a.pitch / 2.0).max(0.0) as usize;
+    let hi = ((a.centre + (a.count as f64 - 0.5) * a.pitch) as usize).min(p.len());
+    let mean = if hi > lo {
+        p[lo..hi].iter().sum::<f32>() / (hi - lo) as f32
+    } else {
+        0.0
+    };
+    (per, mean)
+}
+
+/// The band of pixels `[a, b)` covered by tiles `i0..i1` of an axis.
+fn band_of(a: &Axis, i0: usize, i1: usize, n: usize) -> (usize, usize) {
+    let lo = (a.centre + i0 as f64 * a.pitch - a.tile / 2.0).floor().max(0.0) as usize;
+    let hi = ((a.centre + (i1 as f64 - 1.0) * a.pitch + a.tile / 2.0).ceil().max(0.0) as usize).min(n);
+    (lo.min(hi.saturating_sub(1)), hi.max(lo + 1).min(n))
+}
+
+/// How clearly the lattice's tile sides are edges: the mean side strength
+/// over the mean profile, the smaller of the two axes.
+fn side_ratio(edges: &Edges, xs: &Axis, ys: &Axis) -> f32 {
+    let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
+    let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
+    let (sx, mx) = side_strengths(&edges.x_profile(y0, y1), xs);
+    let (sy, my) = side_strengths(&edges.y_profile(x0, x1), ys);
+    let ratio = |s: &[f32], m: f32| s.iter().sum::<f32>() / s.len().max(1) as f32 / m.max(1e-3);
+    ratio(&sx, mx).min(ratio(&sy, my))
+}
+
+/// Drops outer rows/columns without tile sides of their own: the vertical
+/// edges inside an outer row (horizontal edges inside an outer column) at the
+/// lattice's tile sides are weaker than a third of the median row's.
+fn trim_by_edges(edges: &Edges, cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, hints: Hints, params: &FindParams) {
+    loop {
+        let (rows, cols) = (ys.count, xs.count);
+        let row_strength = |r: usize| {
+            let (y0, y1) = band_of(ys, r, r + 1, edges.h);
+            let (s, _) = side_strengths(&edges.x_profile(y0, y1), xs);
+            s.iter().sum::<f32>() / s.len().max(1) as f32
+        };
+        let col_strength = |c: usize| {
+            let (x0, x1) = band_of(xs, c, c + 1, edges.w);
+            let (s, _) = side_strengths(&edges.y_profile(x0, x1), ys);
+            s.iter().sum::<f32>() / s.len().max(1) as f32
+        };
+        let median = |v: Vec<f32>| {
+            let mut v = v;
+            v.sort_by(f32::total_cmp);
+            v[v.len() / 2]
+        };
+        let mut cut: Option<(bool, bool)> = None;
+        if hints.rows.is_none() && rows > params.min_cells {
+            let all: Vec<f32> = (0..rows).map(row_strength).collect();
+            let m = median(all.clone());
+            if all[0] < 0.35 * m {
+                cut = Some((true, true));
+            } else if all[rows - 1] < 0.35 * m {
+                cut = Some((true, false));
+            }
+        }
+        if cut.is_none() && hints.cols.is_none() && cols > params.min_cells {
+            let all: Vec<f32> = (0..cols).map(col_strength).collect();
+            let m = median(all.clone());
+            if all[0] < 0.35 * m {
+                cut = Some((false, true));
+            } else if all[cols - 1] < 0.35 * m {
+                cut = Some((false, false));
+            }
+        }
+        let Some((horizontal, first)) = cut else {
+            return;
+        };
+        drop_line(cells, xs, ys, horizontal, first);
+    }
+}
+
+/// Removes the first or last row (`horizontal`) or column of a lattice.
+fn drop_line(cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, horizontal: bool, first: bool) {
+    let (rows, cols) = (ys.count, xs.count);
+    let mut k = 0;
+    cells.retain(|_| {
+        let (r, c) = (k / cols, k % cols);
+        k += 1;
+        if horizontal {
+            r != if first { 0 } else { rows - 1 }
+        } else {
+            c != if first { 0 } else { cols - 1 }
+        }
+    });
+    let axis = if horizontal { &mut *ys } else { &mut *xs };
+    if first {
+        axis.centre += axis.pitch;
+    }
+    axis.count -= 1;
 }
 
 /// Drops outer rows/columns that are no part of the board: mostly
@@ -908,22 +1224,7 @@ fn trim(cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, hints: Hints,
         let Some((horizontal, first)) = cut else {
             return;
         };
-        let drop = if horizontal {
-            line(true, if first { 0 } else { rows - 1 })
-        } else {
-            line(false, if first { 0 } else { cols - 1 })
-        };
-        let mut k = 0;
-        cells.retain(|_| {
-            let keep = !drop.contains(&k);
-            k += 1;
-            keep
-        });
-        let axis = if horizontal { &mut *ys } else { &mut *xs };
-        if first {
-            axis.centre += axis.pitch;
-        }
-        axis.count -= 1;
+        drop_line(cells, xs, ys, horizontal, first);
     }
 }
 

@@ -335,10 +335,12 @@ fn fill_backdrop(img: &mut RgbImage, style: &Style) {
                 (x as f64 / w as f64 + y as f64 / h as f64) / 2.0,
             ),
             Backdrop::Texture => {
-                let n = (hash(x / 3, y / 3, 9) % 25) as f64 - 12.0;
+                // Grain (per pixel) and slow waves: no lattice of its own.
+                let n = (hash(x, y, 9) % 25) as f64 - 12.0;
                 let wave = 8.0 * ((x as f64 * 0.05).sin() + (y as f64 * 0.037).cos());
                 style.background.map(|v| (v as f64 + n + wave).clamp(0.0, 255.0) as u8)
             }
+            Backdrop::Checker if !inside(style, x, y) => style.background,
             Backdrop::Checker => {
                 let (cx, cy) = (
                     ((x as f64 - style.origin.0) / style.pitch).floor() as i64,
@@ -353,6 +355,17 @@ fn fill_backdrop(img: &mut RgbImage, style: &Style) {
         };
         *p = Rgb(c);
     }
+}
+
+/// True inside the board rectangle (tile extents plus a third of a pitch).
+fn inside(style: &Style, x: u32, y: u32) -> bool {
+    let m = style.pitch / 3.0;
+    let (x, y) = (x as f64, y as f64);
+    let (x0, y0) = style.origin;
+    x >= x0 - m
+        && y >= y0 - m
+        && x < x0 + style.cols as f64 * style.pitch + m
+        && y < y0 + style.rows as f64 * style.pitch + m
 }
 
 fn blend(img: &mut RgbImage, x: i64, y: i64, c: [u8; 3], a: f64) {
