@@ -14,10 +14,10 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gridbot::platform::sim::{calibration_for, random_board, render, SimStyle};
-use gridbot::vision::replay::{fixture_dirs, labelled_images, load_fixture_config};
-use gridbot::vision::{load_image, read_board};
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_grid, FindParams, Hints};
+use gridbot::vision::replay::{fixture_dirs, labelled_images, load_fixture_config};
+use gridbot::vision::{load_image, read_board};
 use image::imageops;
 
 #[path = "../tests/synth/mod.rs"]

@@ -33,8 +33,8 @@ use super::classify::{read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
-use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::find::{find_grid, FindParams, FoundGrid, Hints};
+use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};

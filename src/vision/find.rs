@@ -395,10 +395,7 @@ fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
         if out.len() >= keep {
             break;
         }
-        if out
-            .iter()
-            .all(|o| (o.pitch / c.pitch - 1.0).abs() > 0.04)
-        {
+        if out.iter().all(|o| (o.pitch / c.pitch - 1.0).abs() > 0.04) {
             out.push(c);
         }
     }
@@ -727,13 +724,18 @@ fn sample_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Ve
 }
 
 /// Scores a lattice: `None` when it fails the absolute limits.
-fn score_lattice(cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, params: &FindParams) -> Option<(f64, f64, f32)> {
+fn score_lattice(
+    cells: &[(Lab, f32)],
+    xs: &Axis,
+    ys: &Axis,
+    params: &FindParams,
+) -> Option<(f64, f64, f32)> {
     let (rows, cols) = (ys.count, xs.count);
     if cells.len() != rows * cols || cells.is_empty() {
         return None;
     }
-    let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count() as f64
-        / cells.len() as f64;
+    let uniform =
+        cells.iter().filter(|c| c.1 <= params.max_spread).count() as f64 / cells.len() as f64;
     let (mut sum, mut n) = (0f32, 0usize);
     for r in 0..rows {
         for c in 0..cols {
@@ -757,8 +759,8 @@ fn score_lattice(cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, params: &FindParams
     }
     let same = [true, false]
         .iter()
-        .filter_map(|&h| same_by_parity(cells, rows, cols, h))
-        .map(|(a, b)| 0.5 * (a + b))
+        .filter_map(|&h| parity_stats(cells, rows, cols, h))
+        .map(|[(_, a), (_, b)]| 0.5 * (a + b))
         .fold(0.0, f64::max);
     if same > params.max_same {
         return None;
@@ -774,43 +776,34 @@ fn score_lattice(cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, params: &FindParams
 /// along a row or a column: the lattice is twice too fine (each tile was cut in
 /// two, or every other cell is a gap).
 fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
-    let parity = |horizontal: bool| -> Option<(f32, f32)> {
-        let mut s = [(0f32, 0usize); 2];
-        let (n_out, n_in) = if horizontal { (rows, cols) } else { (cols, rows) };
-        if n_in < 4 {
-            return None;
-        }
-        for o in 0..n_out {
-            for i in 0..n_in - 1 {
-                let (a, b) = if horizontal {
-                    (o * cols + i, o * cols + i + 1)
-                } else {
-                    (i * cols + o, (i + 1) * cols + o)
-                };
-                let d = delta_e(cells[a].0, cells[b].0).min(40.0);
-                s[i % 2].0 += d;
-                s[i % 2].1 += 1;
+    [true, false]
+        .iter()
+        .any(|&h| match parity_stats(cells, rows, cols, h) {
+            Some([(d0, s0), (d1, s1)]) => {
+                d0.min(d1) < 0.3 * d0.max(d1) || (s0.max(s1) >= 0.9 && s0.min(s1) <= 0.75)
             }
-        }
-        Some((s[0].0 / s[0].1 as f32, s[1].0 / s[1].1.max(1) as f32))
-    };
-    [true, false].iter().any(|&h| match parity(h) {
-        Some((a, b)) => a.min(b) < 0.3 * a.max(b),
-        None => false,
-    }) || [true, false].iter().any(|&h| match same_by_parity(cells, rows, cols, h) {
-        Some((a, b)) => a.max(b) >= 0.9 && a.min(b) <= 0.75,
-        None => false,
-    })
+            None => false,
+        })
 }
 
-/// Neighbour pairs along rows (or columns) that look the same (ΔE below 8),
-/// as fractions of the even and odd pairs.
-fn same_by_parity(cells: &[(Lab, f32)], rows: usize, cols: usize, horizontal: bool) -> Option<(f64, f64)> {
-    let (n_out, n_in) = if horizontal { (rows, cols) } else { (cols, rows) };
+/// Neighbour pairs along rows (`horizontal`) or columns, split by the parity
+/// of their first cell: per parity, the mean ΔE (capped at 40) and the
+/// fraction of pairs that look the same (ΔE below 8). `None` under 4 cells.
+fn parity_stats(
+    cells: &[(Lab, f32)],
+    rows: usize,
+    cols: usize,
+    horizontal: bool,
+) -> Option<[(f64, f64); 2]> {
+    let (n_out, n_in) = if horizontal {
+        (rows, cols)
+    } else {
+        (cols, rows)
+    };
     if n_in < 4 {
         return None;
     }
-    let mut s = [(0usize, 0usize); 2];
+    let mut s = [(0f64, 0usize, 0usize); 2];
     for o in 0..n_out {
         for i in 0..n_in - 1 {
             let (a, b) = if horizontal {
@@ -818,14 +811,14 @@ fn same_by_parity(cells: &[(Lab, f32)], rows: usize, cols: usize, horizontal: bo
             } else {
                 (i * cols + o, (i + 1) * cols + o)
             };
-            s[i % 2].0 += (delta_e(cells[a].0, cells[b].0) < 8.0) as usize;
-            s[i % 2].1 += 1;
+            let d = delta_e(cells[a].0, cells[b].0);
+            let t = &mut s[i % 2];
+            t.0 += d.min(40.0) as f64;
+            t.1 += (d < 8.0) as usize;
+            t.2 += 1;
         }
     }
-    Some((
-        s[0].0 as f64 / s[0].1.max(1) as f64,
-        s[1].0 as f64 / s[1].1.max(1) as f64,
-    ))
+    Some(s.map(|(d, same, n)| (d / n.max(1) as f64, same as f64 / n.max(1) as f64)))
 }
 
 /// The largest fraction of cells within ΔE 10 of one cell's colour (how much
@@ -835,7 +828,12 @@ fn mode_fraction(cells: &[(Lab, f32)]) -> f64 {
     let step = (n / 200).max(1);
     (0..n)
         .step_by(step)
-        .map(|i| cells.iter().filter(|c| delta_e(c.0, cells[i].0) < 10.0).count())
+        .map(|i| {
+            cells
+                .iter()
+                .filter(|c| delta_e(c.0, cells[i].0) < 10.0)
+                .count()
+        })
         .max()
         .unwrap_or(0) as f64
         / n.max(1) as f64
@@ -849,7 +847,11 @@ fn no_board(msg: impl Into<String>) -> VisionError {
 ///
 /// Errors: [`VisionError::NoBoard`] when no regular grid of uniform, varied
 /// tiles is there (a menu, text, noise, a flat picture).
-pub fn find_grid(img: &RgbImage, hints: Hints, params: &FindParams) -> Result<FoundGrid, VisionError> {
+pub fn find_grid(
+    img: &RgbImage,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<FoundGrid, VisionError> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let least = (params.min_pitch * params.min_cells as f64) as usize;
     if w < least || h < least {
@@ -918,13 +920,15 @@ pub fn find_grid(img: &RgbImage, hints: Hints, params: &FindParams) -> Result<Fo
 /// and overlapping extents).
 fn add_combs(list: &mut Vec<Comb>, new: Vec<Comb>) {
     for c in new {
-        let dup = list.iter().any(|o| {
-            (o.pitch / c.pitch - 1.0).abs() < 0.03
+        let dup = list.iter().position(|o| {
+            (o.pitch / c.pitch - 1.0).abs() < 0.06
                 && o.tooth(o.k0) <= c.tooth(c.k1)
                 && c.tooth(c.k0) <= o.tooth(o.k1)
         });
-        if !dup {
-            list.push(c);
+        match dup {
+            Some(i) if list[i].score < c.score => list[i] = c,
+            Some(_) => {}
+            None => list.push(c),
         }
     }
 }
@@ -961,9 +965,6 @@ fn evaluate(
         }
         let ra = refine(&px, ca, params);
         let rb = refine(&py, cb, params);
-        if std::env::var("FIND_DEBUG").is_ok() {
-            eprintln!("round {round}: x {ca:?} -> {ra:?}\n  y {cb:?} -> {rb:?}");
-        }
         let axes = |p: &[f32], c: &Comb, hint: Option<usize>| -> Vec<Axis> {
             let bins = (c.pitch.round() as usize).clamp(8, 256);
             let f = fold(p, c, bins);
@@ -988,9 +989,6 @@ fn evaluate(
         };
         let xa = axes(&px, &ra, hints.cols);
         let ya = axes(&py, &rb, hints.rows);
-        if std::env::var("FIND_DEBUG").is_ok() {
-            eprintln!("  axes x {xa:?}\n  axes y {ya:?}");
-        }
         if xa.is_empty() || ya.is_empty() {
             return Err(format!(
                 "edges repeat every {:.1} x {:.1} pixels but no run of {}..{} tiles has edges on both sides",
@@ -998,7 +996,12 @@ fn evaluate(
             ));
         }
         // Narrow the ranges to the first candidates' extents for the next round.
-        let span = |a: &Axis| (a.centre - a.pitch / 2.0, a.centre + (a.count as f64 - 0.5) * a.pitch);
+        let span = |a: &Axis| {
+            (
+                a.centre - a.pitch / 2.0,
+                a.centre + (a.count as f64 - 0.5) * a.pitch,
+            )
+        };
         xr = span(&xa[0]);
         yr = span(&ya[0]);
         ca = ra;
@@ -1024,9 +1027,10 @@ fn evaluate(
             trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
             let (xs, ys) = (&xs, &ys);
             let sides = side_ratio(edges, xs, ys);
-            match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity) {
+            match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity)
+            {
                 Some((score, uniform, contrast)) => {
-                    let score = score * sides.min(4.0) as f64;
+                    let score = score * (sides.min(100.0) as f64).sqrt();
                     if best.as_ref().is_none_or(|b| score > b.score) {
                         let grid = Grid {
                             left: xs.centre - xs.tile / 2.0,
@@ -1070,7 +1074,10 @@ fn evaluate(
 fn side_strengths(p: &[f32], a: &Axis) -> (Vec<f32>, f32) {
     let r = (0.08 * a.pitch).max(1.5);
     let near = |t: f64| {
-        let (lo, hi) = ((t - r).floor().max(0.0) as usize, ((t + r).ceil() as usize).min(p.len()));
+        let (lo, hi) = (
+            (t - r).floor().max(0.0) as usize,
+            ((t + r).ceil() as usize).min(p.len()),
+        );
         p[lo.min(hi)..hi].iter().copied().fold(0.0, f32::max)
     };
     let per: Vec<f32> = (0..a.count)
@@ -1092,8 +1099,13 @@ fn side_strengths(p: &[f32], a: &Axis) -> (Vec<f32>, f32) {
 
 /// The band of pixels `[a, b)` covered by tiles `i0..i1` of an axis.
 fn band_of(a: &Axis, i0: usize, i1: usize, n: usize) -> (usize, usize) {
-    let lo = (a.centre + i0 as f64 * a.pitch - a.tile / 2.0).floor().max(0.0) as usize;
-    let hi = ((a.centre + (i1 as f64 - 1.0) * a.pitch + a.tile / 2.0).ceil().max(0.0) as usize).min(n);
+    let lo = (a.centre + i0 as f64 * a.pitch - a.tile / 2.0)
+        .floor()
+        .max(0.0) as usize;
+    let hi = ((a.centre + (i1 as f64 - 1.0) * a.pitch + a.tile / 2.0)
+        .ceil()
+        .max(0.0) as usize)
+        .min(n);
     (lo.min(hi.saturating_sub(1)), hi.max(lo + 1).min(n))
 }
 
@@ -1111,7 +1123,14 @@ fn side_ratio(edges: &Edges, xs: &Axis, ys: &Axis) -> f32 {
 /// Drops outer rows/columns without tile sides of their own: the vertical
 /// edges inside an outer row (horizontal edges inside an outer column) at the
 /// lattice's tile sides are weaker than a third of the median row's.
-fn trim_by_edges(edges: &Edges, cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, hints: Hints, params: &FindParams) {
+fn trim_by_edges(
+    edges: &Edges,
+    cells: &mut Vec<(Lab, f32)>,
+    xs: &mut Axis,
+    ys: &mut Axis,
+    hints: Hints,
+    params: &FindParams,
+) {
     loop {
         let (rows, cols) = (ys.count, xs.count);
         let row_strength = |r: usize| {
@@ -1156,7 +1175,13 @@ fn trim_by_edges(edges: &Edges, cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: 
 }
 
 /// Removes the first or last row (`horizontal`) or column of a lattice.
-fn drop_line(cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, horizontal: bool, first: bool) {
+fn drop_line(
+    cells: &mut Vec<(Lab, f32)>,
+    xs: &mut Axis,
+    ys: &mut Axis,
+    horizontal: bool,
+    first: bool,
+) {
     let (rows, cols) = (ys.count, xs.count);
     let mut k = 0;
     cells.retain(|_| {
@@ -1178,7 +1203,13 @@ fn drop_line(cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, horizont
 /// Drops outer rows/columns that are no part of the board: mostly
 /// non-uniform cells (text, pictures), or one colour seen nowhere else on the
 /// board (a bar or panel next to it). Sizes given as hints are kept.
-fn trim(cells: &mut Vec<(Lab, f32)>, xs: &mut Axis, ys: &mut Axis, hints: Hints, params: &FindParams) {
+fn trim(
+    cells: &mut Vec<(Lab, f32)>,
+    xs: &mut Axis,
+    ys: &mut Axis,
+    hints: Hints,
+    params: &FindParams,
+) {
     const SAME: f32 = 10.0;
     const SEEN: f32 = 12.0;
     loop {

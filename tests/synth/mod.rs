@@ -22,32 +22,29 @@
 #![allow(dead_code)]
 
 use gridbot::board::{Board, EMPTY};
+use gridbot::rng::SplitMix64;
 use gridbot::vision::colour::{delta_e, rgb_to_lab};
 use gridbot::vision::draw::{draw_filled_rect_mut, draw_text_mut, text_width};
 use image::{imageops, Rgb, RgbImage};
 
-/// SplitMix64: small, seeded, deterministic.
+/// The crate's SplitMix64 with the draws the generator needs.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x5851_F42D_4C95_7F2D)
+        Rng(SplitMix64::new(seed ^ 0x5851_F42D_4C95_7F2D))
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in `[a, b)`.
     pub fn f64(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        a + (b - a) * self.0.unit()
     }
     /// Uniform in `a..=b`.
     pub fn int(&mut self, a: usize, b: usize) -> usize {
-        a + (self.next_u64() % (b - a + 1) as u64) as usize
+        a + self.0.below(b - a + 1)
     }
     pub fn chance(&mut self, p: f64) -> bool {
         self.f64(0.0, 1.0) < p
@@ -190,14 +187,21 @@ impl Style {
         }
         let landscape = rng.chance(0.35);
         // Pitch so that the board fits a screen of at most ~1.1 Mpx.
-        let max_side = if landscape { (1280.0, 800.0) } else { (800.0, 1300.0) };
+        let max_side = if landscape {
+            (1280.0, 800.0)
+        } else {
+            (800.0, 1300.0)
+        };
         let fit = (max_side.0 * 0.9 / cols as f64).min(max_side.1 * 0.6 / rows as f64);
         let pitch = rng.f64(14.0, fit.clamp(14.5, 130.0));
         let bw = pitch * cols as f64;
         let bh = pitch * rows as f64;
         let width = (bw + rng.f64(0.3, 2.5) * pitch + rng.f64(0.0, 200.0)).ceil() as u32;
         let height = (bh + rng.f64(1.5, 5.0) * pitch + rng.f64(60.0, 400.0)).ceil() as u32;
-        let left = rng.f64(0.15 * pitch, (width as f64 - bw - 0.15 * pitch).max(0.15 * pitch + 1.0));
+        let left = rng.f64(
+            0.15 * pitch,
+            (width as f64 - bw - 0.15 * pitch).max(0.15 * pitch + 1.0),
+        );
         let top = rng.f64(0.2, 0.8) * (height as f64 - bh);
         let shape = match rng.int(0, 3) {
             0 => Shape::Square,
@@ -220,7 +224,11 @@ impl Style {
             origin: (left, top),
             shape,
             palette,
-            symbol: if rng.chance(0.6) { rng.f64(0.1, 0.3) } else { 0.0 },
+            symbol: if rng.chance(0.6) {
+                rng.f64(0.1, 0.3)
+            } else {
+                0.0
+            },
             symbol_filled: rng.chance(0.5),
             markers: if rng.chance(0.3) { 0.08 } else { 0.0 },
             shading: rng.f64(0.0, 0.25),
@@ -232,9 +240,21 @@ impl Style {
             ui: rng.chance(0.8),
             brightness: rng.f64(0.75, 1.25),
             contrast: rng.f64(0.75, 1.25),
-            blur: if rng.chance(0.4) { rng.f64(0.4, 1.3) as f32 } else { 0.0 },
-            scale: if rng.chance(0.3) { rng.f64(0.8, 1.6) } else { 1.0 },
-            jpeg: if rng.chance(0.4) { Some(rng.int(55, 95) as u8) } else { None },
+            blur: if rng.chance(0.4) {
+                rng.f64(0.4, 1.3) as f32
+            } else {
+                0.0
+            },
+            scale: if rng.chance(0.3) {
+                rng.f64(0.8, 1.6)
+            } else {
+                1.0
+            },
+            jpeg: if rng.chance(0.4) {
+                Some(rng.int(55, 95) as u8)
+            } else {
+                None
+            },
             occlude: if rng.chance(0.3) { rng.int(1, 2) } else { 0 },
         }
     }
@@ -320,7 +340,10 @@ fn symbol_sdf(kind: usize, x: f64, y: f64, r: f64) -> f64 {
         1 => sdbox(0.8 * r, 0.8 * r),
         2 => (ax + ay - r) * std::f64::consts::FRAC_1_SQRT_2,
         3 => sdbox(r, 0.3 * r).min(sdbox(0.3 * r, r)),
-        _ => (ay - 0.3 * r).max(ax - r).min((ax - 0.3 * r).max(ay - r)).max(x.hypot(y) - r),
+        _ => (ay - 0.3 * r)
+            .max(ax - r)
+            .min((ax - 0.3 * r).max(ay - r))
+            .max(x.hypot(y) - r),
     }
 }
 
@@ -338,7 +361,9 @@ fn fill_backdrop(img: &mut RgbImage, style: &Style) {
                 // Grain (per pixel) and slow waves: no lattice of its own.
                 let n = (hash(x, y, 9) % 25) as f64 - 12.0;
                 let wave = 8.0 * ((x as f64 * 0.05).sin() + (y as f64 * 0.037).cos());
-                style.background.map(|v| (v as f64 + n + wave).clamp(0.0, 255.0) as u8)
+                style
+                    .background
+                    .map(|v| (v as f64 + n + wave).clamp(0.0, 255.0) as u8)
             }
             Backdrop::Checker if !inside(style, x, y) => style.background,
             Backdrop::Checker => {
@@ -390,7 +415,15 @@ fn rounded_rect(img: &mut RgbImage, x: f64, y: f64, w: f64, h: f64, corner: f64,
     }
 }
 
-fn draw_tile(img: &mut RgbImage, style: &Style, x0: f64, y0: f64, size: f64, v: usize, marker: bool) {
+fn draw_tile(
+    img: &mut RgbImage,
+    style: &Style,
+    x0: f64,
+    y0: f64,
+    size: f64,
+    v: usize,
+    marker: bool,
+) {
     let base = style.palette[v];
     let r = size / 2.0;
     let (cx, cy) = (x0 + r, y0 + r);
@@ -418,7 +451,11 @@ fn draw_tile(img: &mut RgbImage, style: &Style, x0: f64, y0: f64, size: f64, v: 
             }
             if sym_r > 0.0 {
                 let ds = symbol_sdf(v, dx, dy, sym_r);
-                let ds = if style.symbol_filled { ds } else { ds.abs() - stroke / 2.0 };
+                let ds = if style.symbol_filled {
+                    ds
+                } else {
+                    ds.abs() - stroke / 2.0
+                };
                 c = mix(c, sym_colour, 0.5 - ds);
             }
             if marker {
@@ -441,13 +478,24 @@ fn draw_ui(img: &mut RgbImage, style: &Style, rng: &mut Rng, board: (f64, f64, f
     let top_room = by - keep;
     let bottom_room = h - (by + bh) - keep;
     let bar_colour = rng.colour();
-    let text_colour = if rgb_to_lab(bar_colour)[0] > 55.0 { [20, 20, 20] } else { [240, 240, 240] };
+    let text_colour = if rgb_to_lab(bar_colour)[0] > 55.0 {
+        [20, 20, 20]
+    } else {
+        [240, 240, 240]
+    };
     // Status bar.
     if top_room > 30.0 {
         let bar = rng.f64(20.0, top_room.min(90.0));
         draw_filled_rect_mut(img, 0, 0, w as i32, bar as i32, bar_colour);
         let ts = ((bar / 10.0) as i32).max(1);
-        draw_text_mut(img, 6, (bar as i32 - 5 * ts) / 2, ts, text_colour, "12:34 LEVEL 7");
+        draw_text_mut(
+            img,
+            6,
+            (bar as i32 - 5 * ts) / 2,
+            ts,
+            text_colour,
+            "12:34 LEVEL 7",
+        );
         let score = "SCORE 004250";
         let sx = w as i32 - text_width(score, ts) - 6;
         draw_text_mut(img, sx, (bar as i32 - 5 * ts) / 2, ts, text_colour, score);
@@ -457,7 +505,14 @@ fn draw_ui(img: &mut RgbImage, style: &Style, rng: &mut Rng, board: (f64, f64, f
             let lines = ((top_room - bar - 10.0) / (7.0 * ts as f64)).min(4.0) as i32;
             let c = rng.colour();
             for l in 0..lines {
-                draw_text_mut(img, 10, bar as i32 + 8 + l * 7 * ts, ts, c, "MATCH THREE TO WIN");
+                draw_text_mut(
+                    img,
+                    10,
+                    bar as i32 + 8 + l * 7 * ts,
+                    ts,
+                    c,
+                    "MATCH THREE TO WIN",
+                );
             }
         }
     }
@@ -472,7 +527,14 @@ fn draw_ui(img: &mut RgbImage, style: &Style, rng: &mut Rng, board: (f64, f64, f
             let x = 10.0 + i as f64 * (bw2 + 10.0);
             rounded_rect(img, x, y, bw2, bh2, 0.3 * bh2, c);
             let ts = ((bh2 / 12.0) as i32).max(1);
-            draw_text_mut(img, x as i32 + 8, (y + bh2 / 2.0) as i32 - 5 * ts / 2, ts, text_colour, "MENU");
+            draw_text_mut(
+                img,
+                x as i32 + 8,
+                (y + bh2 / 2.0) as i32 - 5 * ts / 2,
+                ts,
+                text_colour,
+                "MENU",
+            );
         }
     }
     // A side panel when there is room.
@@ -500,14 +562,30 @@ pub fn render(board: &Board, style: &Style, seed: u64) -> (RgbImage, Vec<(usize,
     }
     if let Some(panel) = style.panel {
         let m = 0.4 * p;
-        rounded_rect(&mut img, ox - m, oy - m, bw + 2.0 * m, bh + 2.0 * m, 0.3 * p, panel);
+        rounded_rect(
+            &mut img,
+            ox - m,
+            oy - m,
+            bw + 2.0 * m,
+            bh + 2.0 * m,
+            0.3 * p,
+            panel,
+        );
     }
     for r in 0..board.rows() {
         for c in 0..board.cols() {
             let v = board.get(r, c);
             if (v as usize) < style.palette.len() {
                 let marker = rng.chance(style.markers);
-                draw_tile(&mut img, style, ox + c as f64 * p, oy + r as f64 * p, tile, v as usize, marker);
+                draw_tile(
+                    &mut img,
+                    style,
+                    ox + c as f64 * p,
+                    oy + r as f64 * p,
+                    tile,
+                    v as usize,
+                    marker,
+                );
             }
         }
     }
@@ -518,13 +596,25 @@ pub fn render(board: &Board, style: &Style, seed: u64) -> (RgbImage, Vec<(usize,
         let (x, y) = (ox + c as f64 * p, oy + r as f64 * p);
         let (fx, fy) = (rng.f64(0.45, 0.6), rng.f64(0.45, 0.6));
         let colour = rng.colour();
-        rounded_rect(&mut img, x + tile * (1.0 - fx) - 0.3 * p, y - 0.3 * p, fx * tile + 0.3 * p, fy * tile + 0.3 * p, 0.1 * p, colour);
+        rounded_rect(
+            &mut img,
+            x + tile * (1.0 - fx) - 0.3 * p,
+            y - 0.3 * p,
+            fx * tile + 0.3 * p,
+            fy * tile + 0.3 * p,
+            0.1 * p,
+            colour,
+        );
         occluded.push((r, c));
     }
     // Damage: brightness/contrast, blur, resampling, JPEG.
     let (b, k) = (style.brightness, style.contrast);
     for px in img.pixels_mut() {
-        px.0 = px.0.map(|v| (((v as f64 - 128.0) * k + 128.0) * b).round().clamp(0.0, 255.0) as u8);
+        px.0 = px.0.map(|v| {
+            (((v as f64 - 128.0) * k + 128.0) * b)
+                .round()
+                .clamp(0.0, 255.0) as u8
+        });
     }
     if style.blur > 0.0 {
         img = imageops::blur(&img, style.blur);
@@ -555,7 +645,11 @@ pub fn jpeg_round_trip(img: &RgbImage, q: u8) -> RgbImage {
 
 /// Screens with no board: `(name, picture)`.
 pub fn no_board_screens(rng: &mut Rng) -> Vec<(String, RgbImage)> {
-    let (w, h) = if rng.chance(0.5) { (720, 1280) } else { (1024, 640) };
+    let (w, h) = if rng.chance(0.5) {
+        (720, 1280)
+    } else {
+        (1024, 640)
+    };
     let mut out = Vec::new();
     let flat = rng.colour();
     out.push(("flat".into(), RgbImage::from_pixel(w, h, Rgb(flat))));
@@ -571,7 +665,14 @@ pub fn no_board_screens(rng: &mut Rng) -> Vec<(String, RgbImage)> {
     ));
     // Smooth random blobs (photo-like): a sum of random waves per channel.
     let waves: Vec<(f64, f64, f64, usize)> = (0..12)
-        .map(|_| (rng.f64(-0.03, 0.03), rng.f64(-0.03, 0.03), rng.f64(0.0, 6.3), rng.int(0, 2)))
+        .map(|_| {
+            (
+                rng.f64(-0.03, 0.03),
+                rng.f64(-0.03, 0.03),
+                rng.f64(0.0, 6.3),
+                rng.int(0, 2),
+            )
+        })
         .collect();
     out.push((
         "photo".into(),
@@ -589,7 +690,14 @@ pub fn no_board_screens(rng: &mut Rng) -> Vec<(String, RgbImage)> {
     let ts = rng.int(2, 4) as i32;
     let mut y = 20;
     while y + 5 * ts < h as i32 - 10 {
-        draw_text_mut(&mut page, 12, y, ts, [30, 30, 30], "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG 0123456789");
+        draw_text_mut(
+            &mut page,
+            12,
+            y,
+            ts,
+            [30, 30, 30],
+            "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG 0123456789",
+        );
         y += 8 * ts;
     }
     out.push(("text".into(), page));
@@ -602,15 +710,38 @@ pub fn no_board_screens(rng: &mut Rng) -> Vec<(String, RgbImage)> {
         let y = 200.0 + i as f64 * 110.0;
         if y + 80.0 < h as f64 {
             rounded_rect(&mut menu, w as f64 * 0.2, y, w as f64 * 0.6, 80.0, 20.0, bc);
-            draw_text_mut(&mut menu, (w as f64 * 0.25) as i32, y as i32 + 25, 5, [20, 20, 20], "PLAY");
+            draw_text_mut(
+                &mut menu,
+                (w as f64 * 0.25) as i32,
+                y as i32 + 25,
+                5,
+                [20, 20, 20],
+                "PLAY",
+            );
         }
     }
     out.push(("menu".into(), menu));
     // A results dialog over a dimmed backdrop.
     let mut res = RgbImage::from_pixel(w, h, Rgb(scale_colour(rng.colour(), 0.4)));
-    rounded_rect(&mut res, 60.0, 120.0, w as f64 - 120.0, 400.0, 30.0, [240, 230, 200]);
+    rounded_rect(
+        &mut res,
+        60.0,
+        120.0,
+        w as f64 - 120.0,
+        400.0,
+        30.0,
+        [240, 230, 200],
+    );
     for i in 0..3 {
-        rounded_rect(&mut res, 120.0 + i as f64 * 100.0, 180.0, 70.0, 70.0, 35.0, [250, 200, 40]);
+        rounded_rect(
+            &mut res,
+            120.0 + i as f64 * 100.0,
+            180.0,
+            70.0,
+            70.0,
+            35.0,
+            [250, 200, 40],
+        );
     }
     draw_text_mut(&mut res, 100, 300, 5, [60, 40, 20], "STAGE CLEAR");
     draw_text_mut(&mut res, 100, 380, 4, [60, 40, 20], "SCORE 12345");
