@@ -4,8 +4,10 @@
 //! reference window (so the calibration fits that window size exactly); all
 //! screenshots must have the same size.
 //!
-//! Steps: find the grid on the first screenshot ([`super::locate`]) or take a
-//! given rectangle; choose the sampling pattern whose samples agree best; read
+//! Steps: find the grid on the first screenshot — with no size given
+//! (`rows` or `cols` 0, see [`CalibrateOptions::find`]) by its periodic edges
+//! ([`super::find`]), else by its colourful tiles ([`super::locate`]) — or
+//! take a given rectangle; choose the sampling pattern whose samples agree best; read
 //! every cell's robust colour; then name the colours:
 //! - with known boards (one per screenshot): every colour index is the robust
 //!   centre of the cells labelled with it (exact indices, the cleanest way).

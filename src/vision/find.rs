@@ -98,7 +98,7 @@ impl Default for FindParams {
             max_pitch: 250.0,
             edge_floor: 10,
             edge_clamp: 80,
-            pitch_step: 0.01,
+            pitch_step: 0.015,
             candidates: 6,
             tooth_allowance: 0.2,
             side_fraction: 0.3,
@@ -426,16 +426,16 @@ fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
     Some((i as f64 + frac, v))
 }
 
-/// Fine comb search around `c`: pitch within ±1.2 % (0.02 % steps), phase
-/// within ±2 pixels (quarter-pixel steps), exact (interpolated) teeth, same
+/// Fine comb search around `c`: pitch within ±1.2 % (0.04 % steps), phase
+/// within ±1.5 pixels (quarter-pixel steps), exact (interpolated) teeth, same
 /// allowance.
 fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     let pre = prefix(p);
     let mut g = Vec::new();
     let mut best: Option<Comb> = None;
-    for i in -60i32..=60 {
-        let pitch = c.pitch * (1.0 + 0.0002 * i as f64);
-        for j in -8i32..=8 {
+    for i in -30i32..=30 {
+        let pitch = c.pitch * (1.0 + 0.0004 * i as f64);
+        for j in -6i32..=6 {
             let phase = c.phase + 0.25 * j as f64;
             if phase < 0.0 {
                 continue;
@@ -884,16 +884,23 @@ pub fn find_grid(
         let b = ((c.tooth(c.k1) + 0.5 * c.pitch).ceil() as usize).min(n);
         (a.min(b.saturating_sub(1)), b)
     };
+    // Tiles are at most twice as long as wide: the other axis' pitch ladder
+    // only covers half to twice this one's pitch.
+    let near = |c: &Comb| FindParams {
+        min_pitch: (c.pitch * 0.5).max(params.min_pitch),
+        max_pitch: (c.pitch * 2.0).min(params.max_pitch),
+        ..*params
+    };
     let mut pairs: Vec<(Comb, Comb)> = Vec::new();
     for a in &cx {
         let (x0, x1) = span(a, w);
-        for b in combs(&edges.y_profile(x0, x1), params, 2) {
+        for b in combs(&edges.y_profile(x0, x1), &near(a), 2) {
             pairs.push((*a, b));
         }
     }
     for b in &cy {
         let (y0, y1) = span(b, h);
-        for a in combs(&edges.x_profile(y0, y1), params, 2) {
+        for a in combs(&edges.x_profile(y0, y1), &near(b), 2) {
             pairs.push((a, *b));
         }
     }
