@@ -283,3 +283,17 @@ fn swell_foop_fixtures_read_without_calibration() {
     }
     assert!(checked > 0, "no Swell Foop fixtures found");
 }
+
+/// The benches' phone capture (1080x1920, 6x5 board at the bottom) reads
+/// right with no calibration.
+#[test]
+fn phone_capture_reads_back() {
+    let style = Style::phone();
+    let mut rng = Rng::new(11);
+    let board = random_board(&mut rng, 5, 6, 6, 0.0);
+    let (img, _) = render(&board, &style, 11);
+    let opts = CalibrateOptions::find("pad", Hints::default());
+    let (reading, _) = read_auto(&img, &opts).expect("the phone capture reads");
+    let t = score(&board, &reading.board, &[]);
+    assert_eq!(t.right, t.total, "want {board}, got {}", reading.board);
+}

@@ -1155,24 +1155,24 @@ fn trim_by_edges(
             v.sort_by(f32::total_cmp);
             v[v.len() / 2]
         };
+        // Which end (first or last) of a line of strengths is weak, if any.
+        let weak_end = |all: Vec<f32>| -> Option<bool> {
+            let m = median(all.clone());
+            let n = all.len();
+            if all[0] < 0.35 * m {
+                Some(true)
+            } else if all[n - 1] < 0.35 * m {
+                Some(false)
+            } else {
+                None
+            }
+        };
         let mut cut: Option<(bool, bool)> = None;
         if hints.rows.is_none() && rows > params.min_cells {
-            let all: Vec<f32> = (0..rows).map(row_strength).collect();
-            let m = median(all.clone());
-            if all[0] < 0.35 * m {
-                cut = Some((true, true));
-            } else if all[rows - 1] < 0.35 * m {
-                cut = Some((true, false));
-            }
+            cut = weak_end((0..rows).map(row_strength).collect()).map(|f| (true, f));
         }
         if cut.is_none() && hints.cols.is_none() && cols > params.min_cells {
-            let all: Vec<f32> = (0..cols).map(col_strength).collect();
-            let m = median(all.clone());
-            if all[0] < 0.35 * m {
-                cut = Some((false, true));
-            } else if all[cols - 1] < 0.35 * m {
-                cut = Some((false, false));
-            }
+            cut = weak_end((0..cols).map(col_strength).collect()).map(|f| (false, f));
         }
         let Some((horizontal, first)) = cut else {
             return;
