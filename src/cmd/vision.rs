@@ -13,11 +13,12 @@ use clap::Args;
 use gridbot::board::Board;
 use gridbot::games;
 use gridbot::vision::calibrate::{
-    calibrate_shots as learn_shots, CalibrateOptions, CalibrationReport, Label,
+    calibrate_shots as learn_shots, read_auto, CalibrateOptions, CalibrationReport, Label,
 };
+use gridbot::vision::find::Hints;
 use gridbot::vision::overlay::draw_overlay;
 use gridbot::vision::replay::{fixture_dirs, replay_dir, ReplaySummary};
-use gridbot::vision::{load_image, read_board, Calibration, Sampling, VisionError};
+use gridbot::vision::{load_image, read_board, Calibration, Reading, Sampling, VisionError};
 use image::RgbImage;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -29,9 +30,20 @@ pub struct ReadArgs {
     /// Game: samegame (Swell Foop) or popstar.
     #[arg(long)]
     game: String,
-    /// Calibration file (from `gridbot calibrate`); required for now.
+    /// Calibration file (from `gridbot calibrate`); without one the grid is
+    /// found and the palette learned on each image (colour digits then follow
+    /// the order of first appearance).
     #[arg(long)]
     calibration: Option<PathBuf>,
+    /// Without a calibration: the board's rows, if known (a hint).
+    #[arg(long)]
+    rows: Option<usize>,
+    /// Without a calibration: the board's columns, if known (a hint).
+    #[arg(long)]
+    cols: Option<usize>,
+    /// Without a calibration: the number of tile colours, if known.
+    #[arg(long)]
+    colours: Option<usize>,
     /// Print one JSON object per image: board, per-cell distances, unread count.
     #[arg(long)]
     json: bool,
@@ -52,12 +64,18 @@ pub struct CalibrateArgs {
     /// Grab one frame of the window with this title instead.
     #[arg(long)]
     window: Option<String>,
-    /// Board rows (default: from --board).
+    /// Board rows (default: from --board, else found). With both --rows and
+    /// --cols the board is located by its colourful tiles (the first-cut
+    /// locator) unless --find is given.
     #[arg(long)]
     rows: Option<usize>,
-    /// Board columns (default: from --board).
+    /// Board columns (default: from --board, else found).
     #[arg(long)]
     cols: Option<usize>,
+    /// Find the grid by its periodic edges even when --rows and --cols are
+    /// given (they are then hints).
+    #[arg(long)]
+    find: bool,
     /// Number of tile colours (default: chosen by a distance gap).
     #[arg(long)]
     colours: Option<usize>,
@@ -185,10 +203,7 @@ pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
     }
     let game = games::by_name(&a.game)?;
     let Some(cal_path) = &a.calibration else {
-        bail!(
-            "read needs --calibration FILE for now (make one with `gridbot calibrate`); \
-             finding the grid without a calibration is a later issue"
-        );
+        return read_auto_all(&a, game.name());
     };
     let cal = Calibration::load(cal_path)?;
     if !cal.game.is_empty() && !same_game(&cal.game, game.name()) {
@@ -199,13 +214,34 @@ pub fn read(a: ReadArgs) -> anyhow::Result<i32> {
             game.name()
         );
     }
+    read_images(&a, |img| read_board(img, &cal))
+}
+
+/// `read` with no calibration: find the grid and learn the palette per image.
+fn read_auto_all(a: &ReadArgs, game: &str) -> anyhow::Result<i32> {
+    let mut opts = CalibrateOptions::find(
+        game,
+        Hints {
+            rows: a.rows,
+            cols: a.cols,
+        },
+    );
+    opts.colours = a.colours;
+    read_images(a, |img| read_auto(img, &opts).map(|(r, _)| r))
+}
+
+/// Reads every image with `read_one`, printing one line each (see `read`).
+fn read_images(
+    a: &ReadArgs,
+    read_one: impl Fn(&RgbImage) -> Result<Reading, VisionError>,
+) -> anyhow::Result<i32> {
     let pb = progress(a.images.len());
     let (mut no_board, mut failed) = (false, false);
     for path in &a.images {
         let mut ms = 0.0;
         let result = load_image(path).and_then(|img| {
             let t0 = Instant::now();
-            let r = read_board(&img, &cal);
+            let r = read_one(&img);
             ms = t0.elapsed().as_secs_f64() * 1000.0;
             r
         });
@@ -269,6 +305,15 @@ fn grab_window(title: &str) -> anyhow::Result<RgbImage> {
 
 fn print_report(cal: &Calibration, r: &CalibrationReport, board_pos: &[usize]) {
     let g = &cal.grid;
+    if let Some(f) = &r.found {
+        eprintln!(
+            "grid found: {}x{} cells, {:.0}% uniform, neighbour ΔE {:.1}",
+            f.rows,
+            f.cols,
+            100.0 * f.uniform,
+            f.contrast
+        );
+    }
     if let Some(l) = &r.located {
         eprintln!(
             "tile pixels: box {:?}, fill {:.0}%, gap contrast x {:.2} y {:.2}",
@@ -366,14 +411,8 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
         .map(|b| parse_board_arg(b))
         .collect::<anyhow::Result<_>>()?;
     let first = boards.iter().flatten().next();
-    let rows = a
-        .rows
-        .or(first.map(|b| b.rows()))
-        .context("need --rows (or --board)")?;
-    let cols = a
-        .cols
-        .or(first.map(|b| b.cols()))
-        .context("need --cols (or --board)")?;
+    let rows = a.rows.or(first.map(|b| b.rows()));
+    let cols = a.cols.or(first.map(|b| b.cols()));
     let images: Vec<RgbImage> = match (&a.image[..], &a.window) {
         ([], Some(t)) => vec![grab_window(t)?],
         ([], None) => bail!("need --image FILE or --window TITLE"),
@@ -389,7 +428,10 @@ pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
             images.len()
         );
     }
-    let mut opts = CalibrateOptions::new(&a.game, rows, cols);
+    let mut opts = match (rows, cols) {
+        (Some(r), Some(c)) if !a.find || a.rect.is_some() => CalibrateOptions::new(&a.game, r, c),
+        _ => CalibrateOptions::find(&a.game, Hints { rows, cols }),
+    };
     opts.colours = a.colours;
     opts.rect = a.rect;
     opts.gap = a.gap;

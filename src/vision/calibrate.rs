@@ -4,8 +4,10 @@
 //! reference window (so the calibration fits that window size exactly); all
 //! screenshots must have the same size.
 //!
-//! Steps: find the grid on the first screenshot ([`super::locate`]) or take a
-//! given rectangle; choose the sampling pattern whose samples agree best; read
+//! Steps: find the grid on the first screenshot — with no size given
+//! (`rows` or `cols` 0, see [`CalibrateOptions::find`]) by its periodic edges
+//! ([`super::find`]), else by its colourful tiles ([`super::locate`]) — or
+//! take a given rectangle; choose the sampling pattern whose samples agree best; read
 //! every cell's robust colour; then name the colours:
 //! - with known boards (one per screenshot): every colour index is the robust
 //!   centre of the cells labelled with it (exact indices, the cleanest way).
@@ -33,6 +35,7 @@ use super::classify::{read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
+use super::find::{find_grid, FindParams, FoundGrid, Hints};
 use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
@@ -78,8 +81,14 @@ impl Default for CalibrateParams {
 pub struct CalibrateOptions {
     /// Game name stored in the file (informational).
     pub game: String,
+    /// Board size; 0 (either) finds the grid with [`find_grid`], using the
+    /// non-zero one and `hints` as hints.
     pub rows: usize,
     pub cols: usize,
+    /// Hints for the grid finder when `rows` or `cols` is 0.
+    pub hints: Hints,
+    /// Tunables of the grid finder.
+    pub find: FindParams,
     /// Number of colours (without `board`); `None` chooses by distance gap.
     pub colours: Option<usize>,
     /// The board shown on the screenshot, if known: exact palette indices
@@ -110,6 +119,8 @@ impl CalibrateOptions {
             game: game.to_string(),
             rows,
             cols,
+            hints: Hints::default(),
+            find: FindParams::default(),
             colours: None,
             board: None,
             highlight: None,
@@ -119,6 +130,18 @@ impl CalibrateOptions {
             sampling: None,
             params: CalibrateParams::default(),
         }
+    }
+
+    /// Options that find the grid (rows and columns only as hints).
+    pub fn find(game: &str, hints: Hints) -> Self {
+        let mut o = CalibrateOptions::new(game, 0, 0);
+        o.hints = hints;
+        o
+    }
+
+    /// True when the grid is to be found (no rectangle and no full size).
+    pub fn finds_grid(&self) -> bool {
+        self.rect.is_none() && (self.rows == 0 || self.cols == 0)
     }
 }
 
@@ -162,8 +185,11 @@ pub struct ClassStats {
 /// What calibration measured and decided.
 #[derive(Debug, Clone)]
 pub struct CalibrationReport {
-    /// The locator's measurements (None when the rectangle was given).
+    /// The locator's measurements (None when the rectangle was given or the
+    /// grid was found).
     pub located: Option<Located>,
+    /// The grid finder's result (when no size was given).
+    pub found: Option<FoundGrid>,
     pub classes: Vec<ClassStats>,
     /// Closest pair of references with different values, and their ΔE.
     pub min_separation: Option<(u8, u8, f32)>,
@@ -545,15 +571,32 @@ pub fn calibrate_shots(
         .filter(|s| s.1 == Label::NoBoard)
         .map(|s| s.0)
         .collect();
-    let (rows, cols) = (opts.rows, opts.cols);
+    let Some(&(first, first_board)) = shots.first() else {
+        return Err(calibrate_error("no screenshot of a board"));
+    };
+    // 0. Geometry found with no sizes given.
+    let found = if opts.finds_grid() {
+        let hints = Hints {
+            rows: opts.hints.rows.or((opts.rows > 0).then_some(opts.rows)),
+            cols: opts.hints.cols.or((opts.cols > 0).then_some(opts.cols)),
+        };
+        let hints = Hints {
+            rows: hints.rows.or(first_board.map(|b| b.rows())),
+            cols: hints.cols.or(first_board.map(|b| b.cols())),
+        };
+        Some(find_grid(first, hints, &opts.find)?)
+    } else {
+        None
+    };
+    let (rows, cols) = match &found {
+        Some(f) => (f.rows, f.cols),
+        None => (opts.rows, opts.cols),
+    };
     if !(1..=64).contains(&rows) || !(1..=64).contains(&cols) {
         return Err(calibrate_error(format!(
             "rows {rows} x cols {cols} out of range 1..=64"
         )));
     }
-    let Some(&(first, first_board)) = shots.first() else {
-        return Err(calibrate_error("no screenshot of a board"));
-    };
     let (w, h) = (first.width(), first.height());
     if let Some(img) = refusals.iter().find(|i| (i.width(), i.height()) != (w, h)) {
         return Err(calibrate_error(format!(
@@ -593,9 +636,10 @@ pub fn calibrate_shots(
     let mut warnings = Vec::new();
 
     // 1. Geometry.
-    let (grid, located) = match opts.rect {
-        Some(r) => (grid_from_rect(r, opts.gap, rows, cols), None),
-        None => {
+    let (grid, located) = match (opts.rect, &found) {
+        (_, Some(f)) => (f.grid, None),
+        (Some(r), None) => (grid_from_rect(r, opts.gap, rows, cols), None),
+        (None, None) => {
             let extent = match first_board {
                 Some(b) => filled_extent(b).ok_or_else(|| {
                     calibrate_error("the first board has no coloured cell to locate")
@@ -889,6 +933,7 @@ pub fn calibrate_shots(
     }
     let report = CalibrationReport {
         located,
+        found,
         classes,
         min_separation: min_sep,
         threshold: cal.palette.threshold,
@@ -901,6 +946,53 @@ pub fn calibrate_shots(
         warnings,
     };
     Ok((cal, report))
+}
+
+/// Reads a board from a screenshot with no calibration: finds the grid,
+/// learns the palette from this picture alone ([`calibrate_shots`] with
+/// `opts`, normally [`CalibrateOptions::find`]) and reads it. Colour indices
+/// are numbered by first appearance in reading order (from
+/// `opts.first_index`), so they agree with another picture's only up to a
+/// renaming. Returns the reading and the calibration learned.
+///
+/// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
+/// be learned from it, or when the reading fails the whole-picture checks.
+pub fn read_auto(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Result<(super::Reading, Calibration), VisionError> {
+    let (cal, _) = calibrate_shots(&[(img, Label::Unknown)], opts).map_err(|e| match e {
+        VisionError::Calibrate(m) => VisionError::NoBoard(m),
+        e => e,
+    })?;
+    let reading = read_board(img, &cal)?;
+    plausible(&reading.board)?;
+    Ok((reading, cal))
+}
+
+/// Whole-board checks for a reading with a palette learned from the same
+/// picture: at least two tile colours, at most half the cells empty, and some
+/// colour on more than one cell (a lattice over a menu, a page of text or a
+/// photograph fails one of these).
+fn plausible(board: &Board) -> Result<(), VisionError> {
+    let cells = board.cells();
+    let mut counts = [0usize; 10];
+    for &v in cells {
+        if (v as usize) < counts.len() {
+            counts[v as usize] += 1;
+        }
+    }
+    let colours = counts.iter().filter(|&&c| c > 0).count();
+    let empty = cells.iter().filter(|&&v| v == EMPTY).count();
+    let repeated = counts.iter().any(|&c| c >= 2);
+    if colours < 2 || 2 * empty > cells.len() || !repeated {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice reads {colours} tile colours and {empty} empty cells: not a board",
+            board.rows(),
+            board.cols()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

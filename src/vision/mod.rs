@@ -4,7 +4,9 @@
 //! - [`layout`]: the calibration file (geometry, sampling pattern, palette) and
 //!   its scaling to other window sizes;
 //! - [`classify`]: pixels to cells ([`read_board`]);
-//! - [`locate`]: finding the board rectangle in a screenshot;
+//! - [`locate`]: finding the board rectangle in a screenshot, given rows and cols;
+//! - [`find`]: finding the grid (rectangle, rows, cols, pitch, gaps) with no
+//!   calibration and no sizes;
 //! - [`calibrate`]: learning a calibration from a screenshot;
 //! - [`overlay`]: pictures a person can check; [`draw`] the primitives;
 //! - [`replay`]: reading recorded fixtures and comparing with their labels.
@@ -22,6 +24,7 @@ pub mod calibrate;
 pub mod classify;
 pub mod colour;
 pub mod draw;
+pub mod find;
 pub mod layout;
 pub mod locate;
 pub mod overlay;

@@ -1,6 +1,7 @@
 //! A picture a person can check a calibration with: the screenshot, the tile
 //! outlines, the sampling points, and per cell a small mark in the colour it
-//! read as with its digit; `?` cells framed in magenta; anchors as crosses
+//! read as with its digit and, below it, its ΔE to that colour (yellow);
+//! `?` cells framed in magenta; anchors as crosses
 //! (green when they match, red when not).
 //!
 //! Coordinates: the picture's own window pixels; the calibration is scaled to
@@ -87,6 +88,12 @@ pub fn draw_overlay_mut(img: &mut RgbImage, cal: &Calibration, cells: &[CellRead
             let tw = text_width(&label, scale);
             draw_filled_rect_mut(img, mx + s + 1, my - 1, tw + 4, s + 2, [0, 0, 0]);
             draw_text_mut(img, mx + s + 3, my + 1, scale, [255, 255, 255], &label);
+            // The distance to the nearest palette colour (ΔE, whole units) below.
+            let dist = format!("{:.0}", cell.distance.min(999.0));
+            let dw = text_width(&dist, scale);
+            let dy = my + s + 3;
+            draw_filled_rect_mut(img, mx - 1, dy - 1, dw + 4, 5 * scale + 4, [0, 0, 0]);
+            draw_text_mut(img, mx + 1, dy + 1, scale, [255, 255, 0], &dist);
         }
     }
     for a in &cal.anchors {

@@ -1,0 +1,1350 @@
+//! Finding a regular grid of tiles in a screenshot with no calibration: the
+//! board rectangle, rows, columns, pitch and gaps.
+//!
+//! Coordinates: picture pixels (x right, y down, origin top-left); profile
+//! index `x` is the boundary between pixel columns `x` and `x+1` for the
+//! horizontal-gradient profile (so a tile edge at window position `x+1` shows
+//! at index `x`). The result is a [`Grid`] in the picture's own pixels.
+//!
+//! Method (no assumption about the skin or the background):
+//! 1. *Edge maps*: per pixel, the largest channel difference to the right
+//!    and to the lower neighbour, minus a noise floor, clamped (so a few
+//!    strong UI lines cannot outweigh the many tile outlines).
+//! 2. *Profiles*: summed edge strength per column (vertical edges) over a band
+//!    of rows, and per row over a band of columns (prefix sums make every
+//!    profile O(length)).
+//! 3. *Comb scoring* (a matched filter for a periodic pulse train, cf. comb
+//!    filters / autocorrelation pitch detection): for each pitch on a
+//!    geometric ladder and each phase, the teeth `phase + k*pitch` score their
+//!    edge strength minus the mean strength between them; the best run of
+//!    consecutive teeth (Kadane's maximum subarray over the per-tooth gains
+//!    minus a noise allowance) is that pitch's evidence and extent. The best
+//!    few pitches per axis are kept as candidates (harmonics included).
+//! 4. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
+//!    positions) to get an exact pitch; the profile folded modulo the pitch
+//!    gives the tile centre as a centre of symmetry (tile centre or gap centre;
+//!    the lattice test below decides) and the tile width.
+//! 5. *Extent*: a column belongs to the board when edges are seen on both of
+//!    its sides (a column just outside sees the board's edge on one side only);
+//!    the longest such run around the comb's extent, then the same for rows,
+//!    twice (each axis' profile restricted to the other's extent).
+//! 6. *Lattice test*: every cell is sampled on a ring (robust Lab centre and
+//!    spread, as the reader does); the candidate is scored by the uniformity
+//!    of its cells and the colour differences between neighbours, and must pass
+//!    absolute limits (most cells uniform, at least two colours, clear edges)
+//!    or the picture is [`VisionError::NoBoard`] — never a made-up grid.
+//!
+//! Invariants: pure and deterministic; the result has `min_cells..=max_cells`
+//! rows and columns, positive tile sizes and lies inside the picture.
+
+use image::RgbImage;
+
+use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
+use super::layout::Grid;
+use super::VisionError;
+
+/// Tunables of the grid finder (plain data; `Default` is the preset for
+/// screenshots of any skin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FindParams {
+    /// Fewest and most cells a side.
+    pub min_cells: usize,
+    pub max_cells: usize,
+    /// Smallest and largest pitch (tile plus gap) in pixels.
+    pub min_pitch: f64,
+    pub max_pitch: f64,
+    /// Channel differences up to this are texture/noise, not edges.
+    pub edge_floor: u8,
+    /// Edge strengths are clamped to this (after the floor).
+    pub edge_clamp: u8,
+    /// Step of the pitch ladder (relative).
+    pub pitch_step: f64,
+    /// Candidate pitches kept per axis.
+    pub candidates: usize,
+    /// A tooth counts towards a run when it beats the mean between teeth by
+    /// more than this fraction of the best tooth gain (noise allowance).
+    pub tooth_allowance: f32,
+    /// A column/row belongs to the board when both of its sides have at least
+    /// this fraction of the median side strength of the comb's extent.
+    pub side_fraction: f32,
+    /// Least tile size, in pitches (the gap is at most the rest).
+    pub min_tile: f64,
+    /// Sampling ring radius, in pitches.
+    pub ring: f64,
+    /// Samples on the ring.
+    pub ring_points: usize,
+    /// A cell whose samples spread (median ΔE to their centre) more than this is
+    /// not uniform.
+    pub max_spread: f32,
+    /// Least fraction of uniform cells on a board.
+    pub min_uniform: f64,
+    /// Least mean ΔE between neighbouring cells (a board has colours).
+    pub min_contrast: f32,
+    /// Largest fraction of cells of one colour (a background, a panel).
+    pub max_mode: f64,
+    /// Largest fraction of neighbour pairs of the same colour along rows or
+    /// columns.
+    pub max_same: f64,
+    /// Least ratio of tooth strength to the strength between teeth.
+    pub min_periodicity: f32,
+}
+
+impl Default for FindParams {
+    fn default() -> Self {
+        FindParams {
+            min_cells: 3,
+            max_cells: 25,
+            min_pitch: 12.0,
+            max_pitch: 250.0,
+            edge_floor: 10,
+            edge_clamp: 80,
+            pitch_step: 0.015,
+            candidates: 6,
+            tooth_allowance: 0.2,
+            side_fraction: 0.3,
+            min_tile: 0.55,
+            ring: 0.22,
+            ring_points: 12,
+            max_spread: 14.0,
+            min_uniform: 0.7,
+            min_contrast: 6.0,
+            max_mode: 0.7,
+            max_same: 0.75,
+            min_periodicity: 1.5,
+        }
+    }
+}
+
+/// Known facts that narrow the search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hints {
+    pub rows: Option<usize>,
+    pub cols: Option<usize>,
+}
+
+/// The grid found and what was measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundGrid {
+    pub rows: usize,
+    pub cols: usize,
+    pub grid: Grid,
+    /// Fraction of cells whose samples are uniform.
+    pub uniform: f64,
+    /// Mean ΔE between neighbouring cells.
+    pub contrast: f32,
+    /// The lattice score (higher is better; for comparing candidates).
+    pub score: f64,
+    /// Robust colour of each cell, row-major.
+    pub cells: Vec<Lab>,
+}
+
+/// Edge maps and their prefix sums.
+struct Edges {
+    w: usize,
+    h: usize,
+    /// `colsum[y * w + x]`: sum of the horizontal-gradient edge at column x over
+    /// rows `0..y` (so `h + 1` rows).
+    colsum: Vec<u32>,
+    /// `rowsum[y * (w + 1) + x]`: sum of the vertical-gradient edge in row y
+    /// over columns `0..x`.
+    rowsum: Vec<u32>,
+}
+
+impl Edges {
+    fn new(img: &RgbImage, p: &FindParams) -> Edges {
+        let (w, h) = (img.width() as usize, img.height() as usize);
+        let raw = img.as_raw();
+        let floor = p.edge_floor as i32;
+        let clamp = p.edge_clamp as i32;
+        let edge = |a: usize, b: usize| -> u32 {
+            let d = (0..3)
+                .map(|k| (raw[a + k] as i32 - raw[b + k] as i32).abs())
+                .max()
+                .unwrap_or(0);
+            (d - floor).clamp(0, clamp) as u32
+        };
+        let mut colsum = vec![0u32; (h + 1) * w];
+        let mut rowsum = vec![0u32; h * (w + 1)];
+        for y in 0..h {
+            let row = y * w * 3;
+            let mut acc = 0u32;
+            for x in 0..w {
+                let ex = if x + 1 < w {
+                    edge(row + x * 3, row + x * 3 + 3)
+                } else {
+                    0
+                };
+                colsum[(y + 1) * w + x] = colsum[y * w + x] + ex;
+                let ey = if y + 1 < h {
+                    edge(row + x * 3, row + w * 3 + x * 3)
+                } else {
+                    0
+                };
+                rowsum[y * (w + 1) + x] = acc;
+                acc += ey;
+            }
+            rowsum[y * (w + 1) + w] = acc;
+        }
+        Edges {
+            w,
+            h,
+            colsum,
+            rowsum,
+        }
+    }
+
+    /// Mean vertical-edge strength per column over rows `y0..y1`.
+    fn x_profile(&self, y0: usize, y1: usize) -> Vec<f32> {
+        let n = (y1 - y0).max(1) as f32;
+        (0..self.w)
+            .map(|x| (self.colsum[y1 * self.w + x] - self.colsum[y0 * self.w + x]) as f32 / n)
+            .collect()
+    }
+
+    /// Mean horizontal-edge strength per row over columns `x0..x1`.
+    fn y_profile(&self, x0: usize, x1: usize) -> Vec<f32> {
+        let n = (x1 - x0).max(1) as f32;
+        (0..self.h)
+            .map(|y| {
+                let r = y * (self.w + 1);
+                (self.rowsum[r + x1] - self.rowsum[r + x0]) as f32 / n
+            })
+            .collect()
+    }
+}
+
+/// A periodic run of edges along one axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Comb {
+    pitch: f64,
+    /// Position of tooth 0.
+    phase: f64,
+    /// First and last tooth of the run (inclusive).
+    k0: usize,
+    k1: usize,
+    score: f32,
+    /// Mean tooth strength over mean strength between teeth.
+    periodicity: f32,
+    /// The noise allowance per tooth the run was scored with.
+    allowance: f32,
+}
+
+impl Comb {
+    fn tooth(&self, k: usize) -> f64 {
+        self.phase + k as f64 * self.pitch
+    }
+}
+
+/// Prefix sums of a profile (for O(1) interval means).
+fn prefix(p: &[f32]) -> Vec<f64> {
+    let mut s = Vec::with_capacity(p.len() + 1);
+    let mut acc = 0.0;
+    s.push(0.0);
+    for &v in p {
+        acc += v as f64;
+        s.push(acc);
+    }
+    s
+}
+
+fn interval_mean(pre: &[f64], a: usize, b: usize) -> f32 {
+    if b <= a {
+        return 0.0;
+    }
+    ((pre[b] - pre[a]) / (b - a) as f64) as f32
+}
+
+/// Strength of a tooth at `t`: the largest profile value within one pixel.
+fn tooth_at(p: &[f32], t: f64) -> f32 {
+    let i = t.round() as isize;
+    let lo = (i - 1).max(0) as usize;
+    let hi = ((i + 1).max(0) as usize).min(p.len().saturating_sub(1));
+    p[lo.min(hi)..=hi].iter().copied().fold(0.0, f32::max)
+}
+
+/// Per-tooth gains of a comb `(pitch, phase)` over the profile: tooth strength
+/// minus the mean strength between it and the next tooth. Coarse teeth take
+/// the strongest value within a pixel (for the pitch ladder); fine teeth the
+/// value interpolated at the exact position (for sub-pixel refinement).
+fn gains(p: &[f32], pre: &[f64], pitch: f64, phase: f64, out: &mut Vec<(f32, f32)>) {
+    gains_with(p, pre, pitch, phase, false, out)
+}
+
+fn gains_with(
+    p: &[f32],
+    pre: &[f64],
+    pitch: f64,
+    phase: f64,
+    exact: bool,
+    out: &mut Vec<(f32, f32)>,
+) {
+    out.clear();
+    let n = p.len();
+    let mut k = 0usize;
+    loop {
+        let t = phase + k as f64 * pitch;
+        if t.round() as usize >= n {
+            break;
+        }
+        let a = (t + 2.0).round() as usize;
+        let b = ((t + pitch - 2.0).round() as usize).min(n);
+        let tooth = if exact { sample(p, t) } else { tooth_at(p, t) };
+        let between = if b > a {
+            interval_mean(pre, a, b)
+        } else {
+            // The last tooth: compare with the stretch before it.
+            let a = (t - pitch + 2.0).round().max(0.0) as usize;
+            let b = (t - 2.0).round().max(0.0) as usize;
+            interval_mean(pre, a, b)
+        };
+        out.push((tooth, between));
+        k += 1;
+    }
+}
+
+/// Kadane's maximum subarray of `gain - allowance`: `(sum, first, last)`.
+fn best_run(g: &[(f32, f32)], allowance: f32) -> Option<(f32, usize, usize)> {
+    let mut best: Option<(f32, usize, usize)> = None;
+    let (mut sum, mut start) = (0f32, 0usize);
+    for (i, &(t, b)) in g.iter().enumerate() {
+        let v = t - b - allowance;
+        if sum <= 0.0 {
+            sum = v;
+            start = i;
+        } else {
+            sum += v;
+        }
+        if sum > 0.0 && best.is_none_or(|b| sum > b.0) {
+            best = Some((sum, start, i));
+        }
+    }
+    best
+}
+
+/// The best combs along a profile, strongest first, at most `keep`, with
+/// pitches at least 4 % apart.
+fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
+    let n = p.len();
+    let pre = prefix(p);
+    let max_pitch = params
+        .max_pitch
+        .min((n as f64 - 1.0) / params.min_cells as f64);
+    if max_pitch < params.min_pitch {
+        return Vec::new();
+    }
+    let peak = p.iter().copied().fold(0.0, f32::max);
+    if peak <= 0.0 {
+        return Vec::new();
+    }
+    let mut per_pitch: Vec<Comb> = Vec::new();
+    let mut g = Vec::new();
+    let mut all: Vec<f32> = Vec::new();
+    let mut pitch = params.min_pitch;
+    while pitch <= max_pitch {
+        let mut best: Option<Comb> = None;
+        let phases = pitch.ceil() as usize;
+        // First pass: the gains of all teeth at all phases. Most are noise
+        // (their median); the strongest few (0.5 %, at least 3) are what a
+        // tile edge looks like. A single strong UI line cannot set the scale.
+        all.clear();
+        for ph in 0..phases {
+            gains(p, &pre, pitch, ph as f64, &mut g);
+            all.extend(g.iter().map(|&(t, b)| t - b));
+        }
+        if all.len() < 4 {
+            pitch *= 1.0 + params.pitch_step;
+            continue;
+        }
+        let m = all.len();
+        let top = (m / 200).max(3).min(m - 1);
+        let (_, &mut strong, _) = all.select_nth_unstable_by(m - 1 - top, f32::total_cmp);
+        let (_, &mut noise, _) = all.select_nth_unstable_by(m / 2, f32::total_cmp);
+        let noise = noise.max(0.0);
+        let allowance = noise + params.tooth_allowance * (strong - noise).max(0.0);
+        for ph in 0..phases {
+            gains(p, &pre, pitch, ph as f64, &mut g);
+            let Some((score, k0, k1)) = best_run(&g, allowance) else {
+                continue;
+            };
+            if k1 - k0 < params.min_cells.saturating_sub(1) {
+                continue;
+            }
+            if best.is_none_or(|b| score > b.score) {
+                let (ts, bs) = g[k0..=k1]
+                    .iter()
+                    .fold((0f32, 0f32), |a, &(t, b)| (a.0 + t, a.1 + b));
+                best = Some(Comb {
+                    pitch,
+                    phase: ph as f64,
+                    k0,
+                    k1,
+                    score,
+                    periodicity: ts / bs.max(1e-3),
+                    allowance,
+                });
+            }
+        }
+        if let Some(b) = best {
+            per_pitch.push(b);
+        }
+        pitch *= 1.0 + params.pitch_step;
+    }
+    per_pitch.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut out: Vec<Comb> = Vec::new();
+    for c in per_pitch {
+        if out.len() >= keep {
+            break;
+        }
+        if out.iter().all(|o| (o.pitch / c.pitch - 1.0).abs() > 0.04) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Sub-pixel position of the profile's peak near `t` (within `radius`).
+fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
+    let lo = (t - radius).floor().max(0.0) as usize;
+    let hi = ((t + radius).ceil() as usize).min(p.len().checked_sub(1)?);
+    if lo > hi {
+        return None;
+    }
+    let (i, v) = (lo..=hi)
+        .map(|i| (i, p[i]))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let frac = if i > 0 && i + 1 < p.len() {
+        let (a, b, c) = (p[i - 1], v, p[i + 1]);
+        let den = a - 2.0 * b + c;
+        if den.abs() > 1e-6 {
+            (0.5 * (a - c) / den).clamp(-0.5, 0.5) as f64
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    };
+    Some((i as f64 + frac, v))
+}
+
+/// Fine comb search around `c`: pitch within ±1.2 % (0.04 % steps), phase
+/// within ±1.5 pixels (quarter-pixel steps), exact (interpolated) teeth, same
+/// allowance.
+fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
+    let pre = prefix(p);
+    let mut g = Vec::new();
+    let mut best: Option<Comb> = None;
+    for i in -30i32..=30 {
+        let pitch = c.pitch * (1.0 + 0.0004 * i as f64);
+        for j in -6i32..=6 {
+            let phase = c.phase + 0.25 * j as f64;
+            if phase < 0.0 {
+                continue;
+            }
+            gains_with(p, &pre, pitch, phase, true, &mut g);
+            let Some((score, k0, k1)) = best_run(&g, c.allowance) else {
+                continue;
+            };
+            if best.is_none_or(|b| score > b.score) && k1 - k0 + 1 >= min_teeth {
+                let (ts, bs) = g[k0..=k1]
+                    .iter()
+                    .fold((0f32, 0f32), |a, &(t, b)| (a.0 + t, a.1 + b));
+                best = Some(Comb {
+                    pitch,
+                    phase,
+                    k0,
+                    k1,
+                    score,
+                    periodicity: ts / bs.max(1e-3),
+                    allowance: c.allowance,
+                });
+            }
+        }
+    }
+    best.unwrap_or(c)
+}
+
+/// Refines pitch and phase: the fine comb, then (when the teeth are single
+/// clean peaks) a least-squares fit of the sub-pixel peak positions.
+fn refine(p: &[f32], c: Comb, params: &FindParams) -> Comb {
+    fine_comb(p, c, params.min_cells)
+}
+
+/// Least-squares fit of the teeth positions (kept for single-edge profiles).
+#[allow(dead_code)]
+fn fit_teeth(p: &[f32], c: Comb) -> Comb {
+    let mut c = c;
+    for _ in 0..2 {
+        let radius = (c.pitch / 12.0).max(1.5);
+        let (mut sw, mut sk, mut st, mut skk, mut skt) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for k in c.k0..=c.k1 {
+            let Some((t, v)) = peak_near(p, c.tooth(k), radius) else {
+                continue;
+            };
+            let w = v.max(0.0) as f64;
+            let kf = k as f64;
+            sw += w;
+            sk += w * kf;
+            st += w * t;
+            skk += w * kf * kf;
+            skt += w * kf * t;
+        }
+        let den = sw * skk - sk * sk;
+        if sw <= 0.0 || den.abs() < 1e-9 {
+            break;
+        }
+        let pitch = (sw * skt - sk * st) / den;
+        let phase = (st - pitch * sk) / sw;
+        if !(pitch.is_finite() && phase.is_finite()) || (pitch / c.pitch - 1.0).abs() > 0.05 {
+            break;
+        }
+        c.pitch = pitch;
+        c.phase = phase;
+    }
+    c
+}
+
+/// Linear interpolation of the profile at a real position (0 outside).
+fn sample(p: &[f32], t: f64) -> f32 {
+    if t < 0.0 || t > (p.len() - 1) as f64 {
+        return 0.0;
+    }
+    let i = t.floor() as usize;
+    let f = (t - i as f64) as f32;
+    match p.get(i + 1) {
+        Some(&b) => p[i] * (1.0 - f) + b * f,
+        None => p[i],
+    }
+}
+
+/// One axis of a lattice: tile centres `centre + i * pitch` for the tiles
+/// `0..count`, and the tile size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Axis {
+    pitch: f64,
+    /// Centre of tile 0.
+    centre: f64,
+    count: usize,
+    /// Tile size (pitch minus gap).
+    tile: f64,
+}
+
+/// The profile folded modulo the pitch over the comb's run, in `bins` bins
+/// (bin `j` is offset `j * pitch / bins` from the phase).
+fn fold(p: &[f32], c: &Comb, bins: usize) -> Vec<f32> {
+    let mut f = vec![0f32; bins];
+    let n = (c.k1 - c.k0).max(1);
+    for (j, v) in f.iter_mut().enumerate() {
+        let off = j as f64 * c.pitch / bins as f64;
+        let s: f32 = (c.k0..c.k0 + n).map(|k| sample(p, c.tooth(k) + off)).sum();
+        *v = s / n as f32;
+    }
+    f
+}
+
+/// Centres of symmetry of the folded profile: the two offsets (half a pitch
+/// apart) whose mirror images agree best, each with the tile size it implies.
+/// Returns offsets from the phase, in pixels.
+fn symmetry_centres(f: &[f32], pitch: f64) -> [(f64, f64); 2] {
+    let bins = f.len();
+    let at = |j: isize| f[j.rem_euclid(bins as isize) as usize];
+    // Centre candidates at half-bin steps: 2c is an integer.
+    let mut best = (0usize, f32::MIN);
+    for c2 in 0..bins {
+        // Centre at c2 / 2 bins; only half the pitch is distinct (c and c+p/2).
+        let mut s = 0f32;
+        for t in 1..=(bins as isize / 2) {
+            let (a, b) = if c2 % 2 == 0 {
+                (c2 as isize / 2 + t, c2 as isize / 2 - t)
+            } else {
+                (c2 as isize / 2 + t, c2 as isize / 2 + 1 - t)
+            };
+            s += at(a) * at(b);
+        }
+        if s > best.1 {
+            best = (c2, s);
+        }
+    }
+    let bin = pitch / bins as f64;
+    let c = best.0 as f64 / 2.0 * bin;
+    let other = (c + pitch / 2.0) % pitch;
+    // Tile size implied: the strongest edge pair symmetric about the centre,
+    // outside the middle fifth (symbols) — at most the pitch.
+    let tile_for = |centre: f64| {
+        let mut best = (pitch, f32::MIN);
+        let steps = (bins / 2).max(1);
+        for s in 0..=steps {
+            let half = pitch / 2.0 * s as f64 / steps as f64;
+            if half < pitch * 0.2 {
+                continue;
+            }
+            let v = sample_circ(f, (centre + half) / bin) + sample_circ(f, (centre - half) / bin);
+            if v > best.1 + 1e-4 {
+                best = (2.0 * half, v);
+            }
+        }
+        best.0.min(pitch)
+    };
+    [(c, tile_for(c)), (other, tile_for(other))]
+}
+
+/// Circular linear interpolation of a folded profile at a real bin position.
+fn sample_circ(f: &[f32], j: f64) -> f32 {
+    let n = f.len() as f64;
+    let j = j.rem_euclid(n);
+    let i = j.floor() as usize % f.len();
+    let k = (i + 1) % f.len();
+    let t = (j - j.floor()) as f32;
+    f[i] * (1.0 - t) + f[k] * t
+}
+
+/// Edge evidence on both sides of each possible tile along one axis, then the
+/// longest run of tiles with both sides seen that overlaps `core` (tile
+/// centre range). Returns `(first_centre, count)`.
+fn extent(
+    p: &[f32],
+    pitch: f64,
+    centre: f64,
+    core: (f64, f64),
+    params: &FindParams,
+    hint: Option<usize>,
+) -> Option<(f64, usize)> {
+    let n = p.len() as f64;
+    // Tile centres on the lattice that fit the picture.
+    let first = centre - ((centre - pitch / 2.0) / pitch).floor() * pitch;
+    let mut centres = Vec::new();
+    let mut c = first;
+    while c + pitch * 0.5 <= n + 1.0 {
+        centres.push(c);
+        c += pitch;
+    }
+    if centres.is_empty() {
+        return None;
+    }
+    let side = |from: f64, to: f64| {
+        let (a, b) = (from.min(to), from.max(to));
+        let mut v = 0f32;
+        let mut t = a;
+        while t <= b {
+            v = v.max(sample(p, t));
+            t += 0.5;
+        }
+        v
+    };
+    let sides: Vec<(f32, f32)> = centres
+        .iter()
+        .map(|&c| {
+            (
+                side(c - 0.58 * pitch, c - 0.2 * pitch),
+                side(c + 0.2 * pitch, c + 0.58 * pitch),
+            )
+        })
+        .collect();
+    let in_core: Vec<f32> = centres
+        .iter()
+        .zip(&sides)
+        .filter(|(&c, _)| c >= core.0 - 0.5 * pitch && c <= core.1 + 0.5 * pitch)
+        .map(|(_, s)| s.0.min(s.1))
+        .collect();
+    if in_core.is_empty() {
+        return None;
+    }
+    let mut v = in_core.clone();
+    v.sort_by(f32::total_cmp);
+    let med = v[v.len() / 2];
+    let limit = params.side_fraction * med;
+    let ok: Vec<bool> = sides.iter().map(|s| s.0.min(s.1) >= limit).collect();
+    let mid = 0.5 * (core.0 + core.1);
+    if let Some(want) = hint {
+        // The window of exactly `want` tiles with the most evidence, near the core.
+        if want > centres.len() {
+            return None;
+        }
+        let score = |i: usize| -> f32 {
+            let s: f32 = sides[i..i + want].iter().map(|s| s.0.min(s.1)).sum();
+            let centre_of = centres[i] + (want as f64 - 1.0) * pitch / 2.0;
+            s - ((centre_of - mid).abs() / pitch) as f32 * 0.01 * med
+        };
+        let best = (0..=centres.len() - want).max_by(|&a, &b| score(a).total_cmp(&score(b)))?;
+        return Some((centres[best], want));
+    }
+    // Runs of ok tiles; the one nearest the core's middle wins, longest first.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, &o) in ok.iter().enumerate() {
+        match (o, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                runs.push((s, i - s));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        runs.push((s, ok.len() - s));
+    }
+    let overlaps = |r: &(usize, usize)| {
+        let (a, b) = (centres[r.0], centres[r.0 + r.1 - 1]);
+        b >= core.0 - 0.5 * pitch && a <= core.1 + 0.5 * pitch
+    };
+    let best = runs
+        .iter()
+        .filter(|r| overlaps(r))
+        .max_by_key(|r| r.1)
+        .copied()?;
+    Some((centres[best.0], best.1))
+}
+
+/// Samples every cell of a lattice: robust colour and spread per cell.
+fn sample_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Vec<(Lab, f32)> {
+    let r = params.ring * xs.pitch.min(ys.pitch);
+    let offs: Vec<(f64, f64)> = (0..params.ring_points)
+        .map(|k| {
+            let a = (15.0 + k as f64 * 360.0 / params.ring_points as f64).to_radians();
+            (r * a.cos(), r * a.sin())
+        })
+        .collect();
+    let (w, h) = (img.width() as f64, img.height() as f64);
+    let mut samples = Vec::with_capacity(offs.len());
+    let mut out = Vec::with_capacity(xs.count * ys.count);
+    for row in 0..ys.count {
+        let cy = ys.centre + row as f64 * ys.pitch;
+        for col in 0..xs.count {
+            let cx = xs.centre + col as f64 * xs.pitch;
+            samples.clear();
+            for &(dx, dy) in &offs {
+                let x = (cx + dx).clamp(0.0, w - 1.0) as u32;
+                let y = (cy + dy).clamp(0.0, h - 1.0) as u32;
+                samples.push(rgb_to_lab(img.get_pixel(x, y).0));
+            }
+            out.push(robust_centre(&samples));
+        }
+    }
+    out
+}
+
+/// Scores a lattice: `None` when it fails the absolute limits.
+fn score_lattice(
+    cells: &[(Lab, f32)],
+    xs: &Axis,
+    ys: &Axis,
+    params: &FindParams,
+) -> Option<(f64, f64, f32)> {
+    let (rows, cols) = (ys.count, xs.count);
+    if cells.len() != rows * cols || cells.is_empty() {
+        return None;
+    }
+    let uniform =
+        cells.iter().filter(|c| c.1 <= params.max_spread).count() as f64 / cells.len() as f64;
+    let (mut sum, mut n) = (0f32, 0usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            let a = cells[r * cols + c].0;
+            if c + 1 < cols {
+                sum += delta_e(a, cells[r * cols + c + 1].0).min(40.0);
+                n += 1;
+            }
+            if r + 1 < rows {
+                sum += delta_e(a, cells[(r + 1) * cols + c].0).min(40.0);
+                n += 1;
+            }
+        }
+    }
+    let contrast = if n > 0 { sum / n as f32 } else { 0.0 };
+    if uniform < params.min_uniform || contrast < params.min_contrast {
+        return None;
+    }
+    if alternates(cells, rows, cols) || mode_fraction(cells) > params.max_mode {
+        return None;
+    }
+    let same = [true, false]
+        .iter()
+        .filter_map(|&h| parity_stats(cells, rows, cols, h))
+        .map(|[(_, a), (_, b)]| 0.5 * (a + b))
+        .fold(0.0, f64::max);
+    if same > params.max_same {
+        return None;
+    }
+    // How clean the cells are, how much the neighbours differ, and (weakly)
+    // the area covered.
+    let area = rows as f64 * cols as f64 * xs.pitch * ys.pitch;
+    let score = area.sqrt() * uniform * uniform * contrast.min(60.0) as f64;
+    Some((score, uniform, contrast))
+}
+
+/// True when neighbouring cells differ only across every other boundary
+/// along a row or a column: the lattice is twice too fine (each tile was cut in
+/// two, or every other cell is a gap).
+fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
+    [true, false]
+        .iter()
+        .any(|&h| match parity_stats(cells, rows, cols, h) {
+            Some([(d0, s0), (d1, s1)]) => {
+                d0.min(d1) < 0.3 * d0.max(d1) || (s0.max(s1) >= 0.9 && s0.min(s1) <= 0.75)
+            }
+            None => false,
+        })
+}
+
+/// Neighbour pairs along rows (`horizontal`) or columns, split by the parity
+/// of their first cell: per parity, the mean ΔE (capped at 40) and the
+/// fraction of pairs that look the same (ΔE below 8). `None` under 4 cells.
+fn parity_stats(
+    cells: &[(Lab, f32)],
+    rows: usize,
+    cols: usize,
+    horizontal: bool,
+) -> Option<[(f64, f64); 2]> {
+    let (n_out, n_in) = if horizontal {
+        (rows, cols)
+    } else {
+        (cols, rows)
+    };
+    if n_in < 4 {
+        return None;
+    }
+    let mut s = [(0f64, 0usize, 0usize); 2];
+    for o in 0..n_out {
+        for i in 0..n_in - 1 {
+            let (a, b) = if horizontal {
+                (o * cols + i, o * cols + i + 1)
+            } else {
+                (i * cols + o, (i + 1) * cols + o)
+            };
+            let d = delta_e(cells[a].0, cells[b].0);
+            let t = &mut s[i % 2];
+            t.0 += d.min(40.0) as f64;
+            t.1 += (d < 8.0) as usize;
+            t.2 += 1;
+        }
+    }
+    Some(s.map(|(d, same, n)| (d / n.max(1) as f64, same as f64 / n.max(1) as f64)))
+}
+
+/// The largest fraction of cells within ΔE 10 of one cell's colour (how much
+/// of the lattice is one colour, e.g. a background).
+fn mode_fraction(cells: &[(Lab, f32)]) -> f64 {
+    let n = cells.len();
+    let step = (n / 200).max(1);
+    (0..n)
+        .step_by(step)
+        .map(|i| {
+            cells
+                .iter()
+                .filter(|c| delta_e(c.0, cells[i].0) < 10.0)
+                .count()
+        })
+        .max()
+        .unwrap_or(0) as f64
+        / n.max(1) as f64
+}
+
+fn no_board(msg: impl Into<String>) -> VisionError {
+    VisionError::NoBoard(msg.into())
+}
+
+/// Finds the grid of tiles in a screenshot (see the module docs).
+///
+/// Errors: [`VisionError::NoBoard`] when no regular grid of uniform, varied
+/// tiles is there (a menu, text, noise, a flat picture).
+pub fn find_grid(
+    img: &RgbImage,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<FoundGrid, VisionError> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let least = (params.min_pitch * params.min_cells as f64) as usize;
+    if w < least || h < least {
+        return Err(no_board(format!(
+            "the picture is {w}x{h}, smaller than {} tiles of {} pixels",
+            params.min_cells, params.min_pitch
+        )));
+    }
+    let edges = Edges::new(img, params);
+    // Candidate combs per axis: over the whole picture and over three bands
+    // (top, middle and bottom half; left, middle, right half), so a board
+    // that fills only part of the picture is not drowned by UI elsewhere.
+    let bands = |n: usize| [(0, n), (0, n / 2), (n / 4, 3 * n / 4), (n / 2, n)];
+    let mut cx: Vec<Comb> = Vec::new();
+    let mut cy: Vec<Comb> = Vec::new();
+    for (i, &(a, b)) in bands(h).iter().enumerate() {
+        let keep = if i == 0 { params.candidates } else { 2 };
+        add_combs(&mut cx, combs(&edges.x_profile(a, b), params, keep));
+    }
+    for (i, &(a, b)) in bands(w).iter().enumerate() {
+        let keep = if i == 0 { params.candidates } else { 2 };
+        add_combs(&mut cy, combs(&edges.y_profile(a, b), params, keep));
+    }
+    if cx.is_empty() && cy.is_empty() {
+        return Err(no_board("no periodic edges (no tile grid) in the picture"));
+    }
+    // Pair each comb with the best combs of the other axis over its extent.
+    let span = |c: &Comb, n: usize| {
+        let a = (c.tooth(c.k0) - 0.5 * c.pitch).floor().max(0.0) as usize;
+        let b = ((c.tooth(c.k1) + 0.5 * c.pitch).ceil() as usize).min(n);
+        (a.min(b.saturating_sub(1)), b)
+    };
+    // Tiles are at most twice as long as wide: the other axis' pitch ladder
+    // only covers half to twice this one's pitch.
+    let near = |c: &Comb| FindParams {
+        min_pitch: (c.pitch * 0.5).max(params.min_pitch),
+        max_pitch: (c.pitch * 2.0).min(params.max_pitch),
+        ..*params
+    };
+    let mut pairs: Vec<(Comb, Comb)> = Vec::new();
+    for a in &cx {
+        let (x0, x1) = span(a, w);
+        for b in combs(&edges.y_profile(x0, x1), &near(a), 2) {
+            pairs.push((*a, b));
+        }
+    }
+    for b in &cy {
+        let (y0, y1) = span(b, h);
+        for a in combs(&edges.x_profile(y0, y1), &near(b), 2) {
+            pairs.push((a, *b));
+        }
+    }
+    let mut best: Option<FoundGrid> = None;
+    let mut why = String::from("no candidate grid");
+    for (a, b) in &pairs {
+        let aspect = a.pitch / b.pitch;
+        if !(0.5..=2.0).contains(&aspect) {
+            continue;
+        }
+        match evaluate(img, &edges, *a, *b, hints, params) {
+            Ok(f) => {
+                if best.as_ref().is_none_or(|b| f.score > b.score) {
+                    best = Some(f);
+                }
+            }
+            Err(e) => why = e,
+        }
+    }
+    best.ok_or_else(|| no_board(why))
+}
+
+/// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
+/// and overlapping extents).
+fn add_combs(list: &mut Vec<Comb>, new: Vec<Comb>) {
+    for c in new {
+        let dup = list.iter().position(|o| {
+            (o.pitch / c.pitch - 1.0).abs() < 0.06
+                && o.tooth(o.k0) <= c.tooth(c.k1)
+                && c.tooth(c.k0) <= o.tooth(o.k1)
+        });
+        match dup {
+            Some(i) if list[i].score < c.score => list[i] = c,
+            Some(_) => {}
+            None => list.push(c),
+        }
+    }
+}
+
+/// Refines one pair of combs to a lattice and tests it.
+fn evaluate(
+    img: &RgbImage,
+    edges: &Edges,
+    cx: Comb,
+    cy: Comb,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<FoundGrid, String> {
+    let (w, h) = (edges.w, edges.h);
+    // Ranges (pixel) of the current estimate along each axis.
+    let mut xr = (cx.tooth(cx.k0), cx.tooth(cx.k1));
+    let mut yr = (cy.tooth(cy.k0), cy.tooth(cy.k1));
+    let (mut ca, mut cb) = (cx, cy);
+    let mut result: Option<(Vec<Axis>, Vec<Axis>)> = None;
+    for round in 0..2 {
+        let band = |r: (f64, f64), n: usize| {
+            let a = r.0.floor().max(0.0) as usize;
+            let b = (r.1.ceil() as usize + 1).min(n);
+            (a.min(b.saturating_sub(1)), b)
+        };
+        let (y0, y1) = band(yr, h);
+        let (x0, x1) = band(xr, w);
+        let px = edges.x_profile(y0, y1);
+        let py = edges.y_profile(x0, x1);
+        if round > 0 {
+            // Re-run the comb on the restricted profiles near the same pitch.
+            ca = recomb(&px, ca, params).unwrap_or(ca);
+            cb = recomb(&py, cb, params).unwrap_or(cb);
+        }
+        let ra = refine(&px, ca, params);
+        let rb = refine(&py, cb, params);
+        let axes = |p: &[f32], c: &Comb, hint: Option<usize>| -> Vec<Axis> {
+            let bins = (c.pitch.round() as usize).clamp(8, 256);
+            let f = fold(p, c, bins);
+            let core = (c.tooth(c.k0), c.tooth(c.k1));
+            symmetry_centres(&f, c.pitch)
+                .iter()
+                .filter(|&&(_, tile)| tile >= params.min_tile * c.pitch)
+                .filter_map(|&(off, tile)| {
+                    let centre = c.phase + off;
+                    let (first, count) = extent(p, c.pitch, centre, core, params, hint)?;
+                    (params.min_cells..=params.max_cells)
+                        .contains(&count)
+                        .then_some(Axis {
+                            pitch: c.pitch,
+                            // Profile index i is the edge at pixel position i + 1.
+                            centre: first + 1.0,
+                            count,
+                            tile,
+                        })
+                })
+                .collect()
+        };
+        let xa = axes(&px, &ra, hints.cols);
+        let ya = axes(&py, &rb, hints.rows);
+        if xa.is_empty() || ya.is_empty() {
+            return Err(format!(
+                "edges repeat every {:.1} x {:.1} pixels but no run of {}..{} tiles has edges on both sides",
+                ra.pitch, rb.pitch, params.min_cells, params.max_cells
+            ));
+        }
+        // Narrow the ranges to the first candidates' extents for the next round.
+        let span = |a: &Axis| {
+            (
+                a.centre - a.pitch / 2.0,
+                a.centre + (a.count as f64 - 0.5) * a.pitch,
+            )
+        };
+        xr = span(&xa[0]);
+        yr = span(&ya[0]);
+        ca = ra;
+        cb = rb;
+        result = Some((xa, ya));
+    }
+    let Some((xa, ya)) = result else {
+        return Err("no lattice".into());
+    };
+    if ca.periodicity < params.min_periodicity || cb.periodicity < params.min_periodicity {
+        return Err(format!(
+            "edges are weakly periodic (teeth {:.2}x / {:.2}x the strength between them, need {:.2}x)",
+            ca.periodicity, cb.periodicity, params.min_periodicity
+        ));
+    }
+    let mut best: Option<FoundGrid> = None;
+    let mut why = String::new();
+    for xs in &xa {
+        for ys in &ya {
+            let (mut xs, mut ys) = (*xs, *ys);
+            let mut cells = sample_cells(img, &xs, &ys, params);
+            trim(&mut cells, &mut xs, &mut ys, hints, params);
+            trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
+            let (xs, ys) = (&xs, &ys);
+            let sides = side_ratio(edges, xs, ys);
+            match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity)
+            {
+                Some((score, uniform, contrast)) => {
+                    let score = score * (sides.min(100.0) as f64).sqrt();
+                    if best.as_ref().is_none_or(|b| score > b.score) {
+                        let grid = Grid {
+                            left: xs.centre - xs.tile / 2.0,
+                            top: ys.centre - ys.tile / 2.0,
+                            cell_width: xs.tile,
+                            cell_height: ys.tile,
+                            gap_x: xs.pitch - xs.tile,
+                            gap_y: ys.pitch - ys.tile,
+                        };
+                        best = Some(FoundGrid {
+                            rows: ys.count,
+                            cols: xs.count,
+                            grid,
+                            uniform,
+                            contrast,
+                            score,
+                            cells: cells.iter().map(|c| c.0).collect(),
+                        });
+                    }
+                }
+                None => {
+                    let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
+                    why = format!(
+                        "a {}x{} lattice of {:.1}x{:.1} pixels has {uniform} of {} cells uniform",
+                        ys.count,
+                        xs.count,
+                        xs.pitch,
+                        ys.pitch,
+                        cells.len()
+                    );
+                }
+            }
+        }
+    }
+    best.ok_or(why)
+}
+
+/// Edge strength at the tile sides of one lattice axis over a band of the
+/// other: per tile, the strongest profile value near each side (within 8 % of
+/// the pitch). Returns the per-tile means and the profile's mean over the span.
+fn side_strengths(p: &[f32], a: &Axis) -> (Vec<f32>, f32) {
+    let r = (0.08 * a.pitch).max(1.5);
+    let near = |t: f64| {
+        let (lo, hi) = (
+            (t - r).floor().max(0.0) as usize,
+            ((t + r).ceil() as usize).min(p.len()),
+        );
+        p[lo.min(hi)..hi].iter().copied().fold(0.0, f32::max)
+    };
+    let per: Vec<f32> = (0..a.count)
+        .map(|i| {
+            // Profile index = pixel position - 1.
+            let c = a.centre + i as f64 * a.pitch - 1.0;
+            0.5 * (near(c - a.tile / 2.0) + near(c + a.tile / 2.0))
+        })
+        .collect();
+    let lo = (a.centre - a.pitch / 2.0).max(0.0) as usize;
+    let hi = ((a.centre + (a.count as f64 - 0.5) * a.pitch) as usize).min(p.len());
+    let mean = if hi > lo {
+        p[lo..hi].iter().sum::<f32>() / (hi - lo) as f32
+    } else {
+        0.0
+    };
+    (per, mean)
+}
+
+/// The band of pixels `[a, b)` covered by tiles `i0..i1` of an axis.
+fn band_of(a: &Axis, i0: usize, i1: usize, n: usize) -> (usize, usize) {
+    let lo = (a.centre + i0 as f64 * a.pitch - a.tile / 2.0)
+        .floor()
+        .max(0.0) as usize;
+    let hi = ((a.centre + (i1 as f64 - 1.0) * a.pitch + a.tile / 2.0)
+        .ceil()
+        .max(0.0) as usize)
+        .min(n);
+    (lo.min(hi.saturating_sub(1)), hi.max(lo + 1).min(n))
+}
+
+/// How clearly the lattice's tile sides are edges: the mean side strength
+/// over the mean profile, the smaller of the two axes.
+fn side_ratio(edges: &Edges, xs: &Axis, ys: &Axis) -> f32 {
+    let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
+    let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
+    let (sx, mx) = side_strengths(&edges.x_profile(y0, y1), xs);
+    let (sy, my) = side_strengths(&edges.y_profile(x0, x1), ys);
+    let ratio = |s: &[f32], m: f32| s.iter().sum::<f32>() / s.len().max(1) as f32 / m.max(1e-3);
+    ratio(&sx, mx).min(ratio(&sy, my))
+}
+
+/// Drops outer rows/columns without tile sides of their own: the vertical
+/// edges inside an outer row (horizontal edges inside an outer column) at the
+/// lattice's tile sides are weaker than a third of the median row's.
+fn trim_by_edges(
+    edges: &Edges,
+    cells: &mut Vec<(Lab, f32)>,
+    xs: &mut Axis,
+    ys: &mut Axis,
+    hints: Hints,
+    params: &FindParams,
+) {
+    loop {
+        let (rows, cols) = (ys.count, xs.count);
+        let row_strength = |r: usize| {
+            let (y0, y1) = band_of(ys, r, r + 1, edges.h);
+            let (s, _) = side_strengths(&edges.x_profile(y0, y1), xs);
+            s.iter().sum::<f32>() / s.len().max(1) as f32
+        };
+        let col_strength = |c: usize| {
+            let (x0, x1) = band_of(xs, c, c + 1, edges.w);
+            let (s, _) = side_strengths(&edges.y_profile(x0, x1), ys);
+            s.iter().sum::<f32>() / s.len().max(1) as f32
+        };
+        let median = |v: Vec<f32>| {
+            let mut v = v;
+            v.sort_by(f32::total_cmp);
+            v[v.len() / 2]
+        };
+        // Which end (first or last) of a line of strengths is weak, if any.
+        let weak_end = |all: Vec<f32>| -> Option<bool> {
+            let m = median(all.clone());
+            let n = all.len();
+            if all[0] < 0.35 * m {
+                Some(true)
+            } else if all[n - 1] < 0.35 * m {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        let mut cut: Option<(bool, bool)> = None;
+        if hints.rows.is_none() && rows > params.min_cells {
+            cut = weak_end((0..rows).map(row_strength).collect()).map(|f| (true, f));
+        }
+        if cut.is_none() && hints.cols.is_none() && cols > params.min_cells {
+            cut = weak_end((0..cols).map(col_strength).collect()).map(|f| (false, f));
+        }
+        let Some((horizontal, first)) = cut else {
+            return;
+        };
+        drop_line(cells, xs, ys, horizontal, first);
+    }
+}
+
+/// Removes the first or last row (`horizontal`) or column of a lattice.
+fn drop_line(
+    cells: &mut Vec<(Lab, f32)>,
+    xs: &mut Axis,
+    ys: &mut Axis,
+    horizontal: bool,
+    first: bool,
+) {
+    let (rows, cols) = (ys.count, xs.count);
+    let mut k = 0;
+    cells.retain(|_| {
+        let (r, c) = (k / cols, k % cols);
+        k += 1;
+        if horizontal {
+            r != if first { 0 } else { rows - 1 }
+        } else {
+            c != if first { 0 } else { cols - 1 }
+        }
+    });
+    let axis = if horizontal { &mut *ys } else { &mut *xs };
+    if first {
+        axis.centre += axis.pitch;
+    }
+    axis.count -= 1;
+}
+
+/// Drops outer rows/columns that are no part of the board: mostly
+/// non-uniform cells (text, pictures), or one colour seen nowhere else on the
+/// board (a bar or panel next to it). Sizes given as hints are kept.
+fn trim(
+    cells: &mut Vec<(Lab, f32)>,
+    xs: &mut Axis,
+    ys: &mut Axis,
+    hints: Hints,
+    params: &FindParams,
+) {
+    const SAME: f32 = 10.0;
+    const SEEN: f32 = 12.0;
+    loop {
+        let (rows, cols) = (ys.count, xs.count);
+        let line = |horizontal: bool, i: usize| -> Vec<usize> {
+            if horizontal {
+                (0..cols).map(|c| i * cols + c).collect()
+            } else {
+                (0..rows).map(|r| r * cols + i).collect()
+            }
+        };
+        let foreign = |idx: &[usize]| -> bool {
+            let uniform: Vec<usize> = idx
+                .iter()
+                .copied()
+                .filter(|&i| cells[i].1 <= params.max_spread)
+                .collect();
+            if (uniform.len() as f64) < 0.5 * idx.len() as f64 {
+                return true;
+            }
+            let first = cells[uniform[0]].0;
+            let one_colour = uniform.iter().all(|&i| delta_e(cells[i].0, first) <= SAME);
+            let seen_elsewhere = (0..cells.len())
+                .filter(|i| !idx.contains(i))
+                .any(|i| delta_e(cells[i].0, first) <= SEEN);
+            one_colour && !seen_elsewhere
+        };
+        let mut cut = None;
+        if hints.rows.is_none() && rows > params.min_cells {
+            if foreign(&line(true, 0)) {
+                cut = Some((true, true));
+            } else if foreign(&line(true, rows - 1)) {
+                cut = Some((true, false));
+            }
+        }
+        if cut.is_none() && hints.cols.is_none() && cols > params.min_cells {
+            if foreign(&line(false, 0)) {
+                cut = Some((false, true));
+            } else if foreign(&line(false, cols - 1)) {
+                cut = Some((false, false));
+            }
+        }
+        let Some((horizontal, first)) = cut else {
+            return;
+        };
+        drop_line(cells, xs, ys, horizontal, first);
+    }
+}
+
+/// The comb nearest `c`'s pitch (within 3 %) on a new profile.
+fn recomb(p: &[f32], c: Comb, params: &FindParams) -> Option<Comb> {
+    let local = FindParams {
+        min_pitch: c.pitch * 0.97,
+        max_pitch: c.pitch * 1.03,
+        pitch_step: 0.005,
+        ..*params
+    };
+    combs(p, &local, 1).into_iter().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    /// `rows` x `cols` tiles of `tile` px with `gap` px between, at `(x0, y0)`,
+    /// colours from a fixed cycle, on a grey background with a bar on top.
+    fn grid_picture(rows: u32, cols: u32, tile: u32, gap: u32, x0: u32, y0: u32) -> RgbImage {
+        let colours = [[200, 40, 40], [40, 170, 60], [50, 90, 210], [230, 200, 40]];
+        let pitch = tile + gap;
+        let w = x0 + cols * pitch + 37;
+        let h = y0 + rows * pitch + 53;
+        let mut img = RgbImage::from_pixel(w, h, Rgb([60, 60, 64]));
+        for y in 0..20 {
+            for x in 0..w {
+                img.put_pixel(x, y, Rgb([230, 230, 230]));
+            }
+        }
+        for r in 0..rows {
+            for c in 0..cols {
+                let col = colours[((r * 7 + c * 3 + r * c) % 4) as usize];
+                for y in 0..tile {
+                    for x in 0..tile {
+                        img.put_pixel(x0 + c * pitch + x, y0 + r * pitch + y, Rgb(col));
+                    }
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn finds_a_plain_grid_without_sizes() {
+        let img = grid_picture(5, 6, 30, 4, 17, 61);
+        let f = find_grid(&img, Hints::default(), &FindParams::default()).expect("found");
+        assert_eq!((f.rows, f.cols), (5, 6), "{f:?}");
+        let g = f.grid;
+        assert!((g.pitch_x() - 34.0).abs() < 0.2, "{g:?}");
+        assert!((g.pitch_y() - 34.0).abs() < 0.2, "{g:?}");
+        // Tile centres within a pixel.
+        assert!((g.left + g.cell_width / 2.0 - 32.0).abs() < 1.0, "{g:?}");
+        assert!((g.top + g.cell_height / 2.0 - 76.0).abs() < 1.0, "{g:?}");
+    }
+
+    #[test]
+    fn hints_fix_the_size() {
+        let img = grid_picture(8, 8, 24, 0, 9, 40);
+        let hints = Hints {
+            rows: Some(8),
+            cols: Some(8),
+        };
+        let f = find_grid(&img, hints, &FindParams::default()).expect("found");
+        assert_eq!((f.rows, f.cols), (8, 8), "{f:?}");
+    }
+
+    #[test]
+    fn flat_and_noise_are_no_board() {
+        let flat = RgbImage::from_pixel(300, 400, Rgb([120, 30, 200]));
+        let e = find_grid(&flat, Hints::default(), &FindParams::default()).unwrap_err();
+        assert!(e.is_no_board(), "{e}");
+        let mut s = 0x1234_5678_9abc_def1u64;
+        let noise = RgbImage::from_fn(300, 400, |_, _| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            Rgb([s as u8, (s >> 8) as u8, (s >> 16) as u8])
+        });
+        let e = find_grid(&noise, Hints::default(), &FindParams::default()).unwrap_err();
+        assert!(e.is_no_board(), "{e}");
+    }
+}
