@@ -155,18 +155,33 @@ fn play_simple(
                 break;
             }
             let top = top0 - 1;
+            // With nothing in the rows a piece can touch up there, the walls
+            // alone bound the shifts (the common case: no collision checks).
+            let low = (top - 3).max(0) as usize;
+            let open = field.rows()[low..setup.height].iter().all(|&r| r == 0);
+            let w = setup.width as i32;
             for (s, st) in states.iter().enumerate() {
-                if !inside(s, spawn_x, top) {
-                    continue;
-                }
-                let mut lo = spawn_x;
-                while inside(s, lo - 1, top) {
-                    lo -= 1;
-                }
-                let mut hi = spawn_x;
-                while inside(s, hi + 1, top) {
-                    hi += 1;
-                }
+                let (lo, hi) = if open {
+                    let (lo, hi) = (-(st.left as i32), w - st.w as i32 - st.left as i32);
+                    let y = top - st.bottom as i32;
+                    if spawn_x < lo || spawn_x > hi || y < 0 || y + st.h as i32 > h {
+                        continue;
+                    }
+                    (lo, hi)
+                } else {
+                    if !inside(s, spawn_x, top) {
+                        continue;
+                    }
+                    let mut lo = spawn_x;
+                    while inside(s, lo - 1, top) {
+                        lo -= 1;
+                    }
+                    let mut hi = spawn_x;
+                    while inside(s, hi + 1, top) {
+                        hi += 1;
+                    }
+                    (lo, hi)
+                };
                 for bx in lo..=hi {
                     cands.push(Cand {
                         state: s as u8,
