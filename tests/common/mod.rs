@@ -418,8 +418,12 @@ impl XSession {
             )
             .map_err(|e| {
                 format!(
-                    "{e}; windows: {:?}; {name} log: {}",
+                    "{e}; windows: {:?} ({}); {name} log: {}",
                     find_window(""),
+                    match xcap::Window::all() {
+                        Ok(all) => format!("xcap lists {} windows", all.len()),
+                        Err(err) => format!("xcap: {err}"),
+                    },
                     self.tail_log(name)
                 )
             })?;
