@@ -24,12 +24,8 @@ fn practice_bin() -> PathBuf {
     dir.join("examples").join("pad_practice")
 }
 
-/// Ignored in the suite for now, like the phone test below: in the fresh-clone
-/// CI the first practice window of the run was never listed ("xcap lists 0
-/// windows", practice log empty); by hand and in earlier runs it passes. Run
-/// with `cargo test --test e2e_pad_practice -- --ignored`.
+/// Calibrates on a first board holding every colour, then plays 20 boards.
 #[test]
-#[ignore = "first practice window sometimes never appears under the harness"]
 fn gridbot_drags_20_practice_boards_as_planned() {
     run_practice(&Practice {
         test: "gridbot_drags_20_practice_boards_as_planned",
@@ -43,17 +39,11 @@ fn gridbot_drags_20_practice_boards_as_planned() {
 /// picture, all eight orb kinds with jammer and poison) read with the shipped
 /// calibration `calibration/pad-phone.toml`, no calibrating first. The
 /// window is 360x640, two thirds of the calibration's 540x960, so the read is
-/// scaled; and it fits the 1280x1024 screen wherever openbox puts it (a
-/// window partly off screen made xcap list no windows at all).
+/// scaled; and it fits the 1280x1024 screen wherever openbox puts it.
 ///
-/// Ignored in the suite for now: in about half the runs the window is never
-/// listed (`windows: []`, practice log empty) although the same commands by
-/// hand always find it; the timeout message now says what xcap returned.
-/// Run it with `cargo test --test e2e_pad_practice -- --ignored`. The shipped
-/// calibration is checked in every run by `tests/replay.rs` on
+/// The shipped calibration is also checked by `tests/replay.rs` on
 /// `fixtures/pad-phone/` (540x960 and 1080x1920 captures).
 #[test]
-#[ignore = "flaky window listing under the harness; see the comment"]
 fn gridbot_drags_on_the_phone_layout_with_the_shipped_calibration() {
     run_practice(&Practice {
         test: "gridbot_drags_on_the_phone_layout_with_the_shipped_calibration",

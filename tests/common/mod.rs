@@ -193,7 +193,75 @@ impl XSession {
                     .then_some(())
             },
         )?;
+        s.wait_until_wm_manages()?;
         Ok(s)
+    }
+
+    /// Maps a probe window and waits until openbox lists it as a client,
+    /// mapping it again every half second. openbox announces itself
+    /// (`_NET_SUPPORTING_WM_CHECK`) before its event loop runs, and a
+    /// window mapped in that gap was seen to stay unmapped and unmanaged for
+    /// good (the practice window, in about half the runs under load); the
+    /// games' own windows come up later and never hit it.
+    fn wait_until_wm_manages(&self) -> Result<(), String> {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, CreateWindowAux, WindowClass};
+        let err = |e: &dyn std::fmt::Display| format!("probe window on {}: {e}", self.display);
+        let (conn, screen_num) = x11rb::connect(Some(&self.display)).map_err(|e| err(&e))?;
+        let root = conn.setup().roots[screen_num].root;
+        let win = conn.generate_id().map_err(|e| err(&e))?;
+        conn.create_window(
+            x11rb::COPY_DEPTH_FROM_PARENT,
+            win,
+            root,
+            0,
+            0,
+            16,
+            16,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            0,
+            &CreateWindowAux::new(),
+        )
+        .map_err(|e| err(&e))?;
+        let list = conn
+            .intern_atom(false, b"_NET_CLIENT_LIST")
+            .map_err(|e| err(&e))?
+            .reply()
+            .map_err(|e| err(&e))?
+            .atom;
+        let until = Instant::now() + Duration::from_secs(15);
+        let (mut managed, mut maps) = (false, 0);
+        while !managed && Instant::now() < until {
+            maps += 1;
+            conn.map_window(win).map_err(|e| err(&e))?;
+            conn.flush().map_err(|e| err(&e))?;
+            let step = Instant::now() + Duration::from_millis(500);
+            while !managed && Instant::now() < step {
+                std::thread::sleep(Duration::from_millis(20));
+                let reply = conn
+                    .get_property(false, root, list, AtomEnum::WINDOW, 0, 1024)
+                    .map_err(|e| err(&e))?
+                    .reply()
+                    .map_err(|e| err(&e))?;
+                managed = reply
+                    .value32()
+                    .is_some_and(|mut ids| ids.any(|id| id == win));
+            }
+        }
+        let _ = conn.destroy_window(win);
+        let _ = conn.flush();
+        if maps > 1 {
+            eprintln!("openbox managed the probe window after {maps} map requests");
+        }
+        if managed {
+            Ok(())
+        } else {
+            Err(format!(
+                "openbox did not manage a probe window within 15 s on {}",
+                self.display
+            ))
+        }
     }
 
     /// The X display, e.g. `:3`.
@@ -417,19 +485,71 @@ impl XSession {
                 },
             )
             .map_err(|e| {
-                format!(
-                    "{e}; windows: {:?} ({}); {name} log: {}",
-                    find_window(""),
-                    match xcap::Window::all() {
-                        Ok(all) => format!("xcap lists {} windows", all.len()),
-                        Err(err) => format!("xcap: {err}"),
-                    },
-                    self.tail_log(name)
-                )
+                let d = self.diagnose();
+                let msg = format!("{e}; display {}; {d}", self.display);
+                hold_for_debugging(&msg);
+                msg
             })?;
         // Let the first frame be drawn.
         std::thread::sleep(Duration::from_millis(800));
         Ok(win)
+    }
+
+    /// What the session looks like, for a failure message: which started
+    /// processes still run (and where a live one waits in the kernel), what
+    /// xcap lists, the root's client list and top-level windows, and the
+    /// last lines of every log.
+    pub fn diagnose(&mut self) -> String {
+        let mut parts = Vec::new();
+        for p in &mut self.procs {
+            let pid = p.child.id();
+            let state = match p.child.try_wait() {
+                Ok(None) => {
+                    let wchan =
+                        std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+                    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .ok()
+                        .and_then(|s| {
+                            s.rsplit(')')
+                                .next()
+                                .map(|r| r.trim().chars().take(1).collect::<String>())
+                        })
+                        .unwrap_or_default();
+                    format!("running (state {stat}, wchan {wchan})")
+                }
+                Ok(Some(st)) => format!("exited: {st}"),
+                Err(e) => format!("unknown: {e}"),
+            };
+            parts.push(format!("{} pid {pid} {state}", p.name));
+        }
+        parts.push(match xcap::Window::all() {
+            Ok(all) => format!("xcap lists {} windows {:?}", all.len(), find_window("")),
+            Err(err) => format!("xcap: {err}"),
+        });
+        let run = |prog: &str, args: &[&str]| -> String {
+            match self.command(prog).args(args).output() {
+                Ok(o) => String::from_utf8_lossy(&o.stdout)
+                    .trim()
+                    .replace('\n', " | "),
+                Err(e) => format!("cannot run {prog}: {e}"),
+            }
+        };
+        parts.push(format!(
+            "root: {}",
+            run(
+                "xprop",
+                &[
+                    "-root",
+                    "_NET_CLIENT_LIST_STACKING",
+                    "_NET_SUPPORTING_WM_CHECK"
+                ]
+            )
+        ));
+        parts.push(format!("tree: {}", run("xwininfo", &["-root", "-tree"])));
+        for p in &self.procs {
+            parts.push(format!("{} log: {}", p.name, self.tail_log(p.name)));
+        }
+        parts.join("; ")
     }
 
     /// Starts Quadrapassel (sound off, preview on, level 1) and presses its
@@ -699,6 +819,18 @@ pub struct WindowInfo {
     pub y: i32,
     pub w: u32,
     pub h: u32,
+}
+
+/// With `GRIDBOT_E2E_HOLD=SECONDS` set, prints `msg` and keeps the session
+/// up that long before the failure is reported, so a person can look at it.
+pub fn hold_for_debugging(msg: &str) {
+    if let Some(secs) = std::env::var("GRIDBOT_E2E_HOLD")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("holding the session {secs} s: {msg}");
+        std::thread::sleep(Duration::from_secs(secs));
+    }
 }
 
 /// Windows of the current `DISPLAY` whose title contains `needle` (any case),
