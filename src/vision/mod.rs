@@ -9,7 +9,9 @@
 //!   calibration and no sizes;
 //! - [`calibrate`]: learning a calibration from a screenshot;
 //! - [`overlay`]: pictures a person can check; [`draw`] the primitives;
-//! - [`replay`]: reading recorded fixtures and comparing with their labels.
+//! - [`replay`]: reading recorded fixtures and comparing with their labels;
+//! - [`adapt`]: following a live window (layout found again, palette drift,
+//!   pausing on a sudden change).
 //!
 //! Coordinates: window pixels (x right, y down, origin at the window's
 //! top-left); calibrations store them for a reference window size and are
@@ -20,6 +22,7 @@
 //! happens only at the edges: [`Calibration::load`]/[`Calibration::save`],
 //! [`load_image`] and the fixture [`replay`].
 
+pub mod adapt;
 pub mod calibrate;
 pub mod classify;
 pub mod colour;
