@@ -312,8 +312,8 @@ impl Tracker {
             if let Some((k, e)) = nearest {
                 let d = sub(c.lab, e.1);
                 let s = &mut sums[k];
-                for i in 0..3 {
-                    s.0[i] += d[i];
+                for (acc, v) in s.0.iter_mut().zip(d) {
+                    *acc += v;
                 }
                 s.1 += 1;
                 let (x, o) = (lift(c.lab), lift(origin[k]));
