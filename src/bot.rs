@@ -21,7 +21,8 @@ use crate::board::{Board, Cell};
 use crate::games::{Budget, Game, GameError, Solution};
 use crate::platform::clock::Deadline;
 use crate::platform::{Frame, FrameSource, InputSink, PlatformError, Rect, SafeInput};
-use crate::vision::{self, Calibration, VisionError};
+use crate::vision::adapt::{AdaptParams, Seen, Tracker};
+use crate::vision::{Calibration, VisionError};
 
 /// Set by the Ctrl-C handler; the loop stops at the next check.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -144,6 +145,14 @@ pub struct Summary {
     pub game_over: bool,
     pub final_board: String,
     pub mean_times: StageTimes,
+    /// Times the board's layout was found again (window re-laid out, board
+    /// moved inside it).
+    pub layout_refinds: u32,
+    /// Settled pictures not acted on: unreadable, no board, or a sudden
+    /// change of the board's look (dimmed, flashed).
+    pub pauses: u32,
+    /// Of those, the ones paused for a sudden change.
+    pub sudden_pauses: u32,
 }
 
 /// Maps cells to screen points for one frame.
@@ -212,6 +221,8 @@ pub struct Bot<'a, F: FrameSource, S: InputSink> {
     pub source: &'a mut F,
     pub input: SafeInput<S>,
     pub cfg: BotConfig,
+    /// The live calibration: layout found again, palette drift, pauses.
+    tracker: Tracker,
     times: Vec<StageTimes>,
 }
 
@@ -229,6 +240,7 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
             source,
             input,
             cfg,
+            tracker: Tracker::new(cal.clone(), AdaptParams::default()),
             times: Vec::new(),
         }
     }
@@ -238,9 +250,15 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         let t0 = Instant::now();
         let frame = self.source.grab()?;
         t.capture_ms = t0.elapsed().as_secs_f64() * 1e3;
-        // The window may have moved or been resized: follow it.
+        // The window may have moved or been resized: follow it. A new aspect
+        // ratio is read after the layout is found again (`read_settled`);
+        // until then the stretched layout tells a still board.
         self.input.set_window(frame.rect);
-        let cal = self.cal.scaled_to(frame.rect.w, frame.rect.h)?;
+        let live = self.tracker.calibration();
+        let cal = match live.scaled_to(frame.rect.w, frame.rect.h) {
+            Err(VisionError::WrongSize { .. }) => live.stretched_to(frame.rect.w, frame.rect.h),
+            other => other?,
+        };
         Ok((frame, cal))
     }
 
@@ -295,16 +313,13 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
     ) -> Result<(Board, Frame, Calibration), BotError> {
         let mut last = String::new();
         for _ in 0..self.cfg.unreadable_retries.max(1) {
-            let (frame, cal) = self.settled_frame(t)?;
+            let (frame, _) = self.settled_frame(t)?;
             let t0 = Instant::now();
-            let reading = vision::read_board(&frame.image, &cal);
+            let seen = self.tracker.read(&frame.image)?;
             t.read_ms = t0.elapsed().as_secs_f64() * 1e3;
-            match reading {
-                Ok(r) if r.board.unknown_count() == 0 => return Ok((r.board, frame, cal)),
-                Ok(r) => {
-                    last = format!("{} unread cells in {}", r.board.unknown_count(), r.board);
-                }
-                Err(e) => last = e.to_string(),
+            match seen {
+                Seen::Board(r, cal) => return Ok((r.board, frame, *cal)),
+                Seen::Pause(why) => last = why,
             }
             tracing::warn!("pausing: {last}");
             std::thread::sleep(self.cfg.poll * 5);
@@ -381,7 +396,12 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
     /// Plays until the game ends, `max_moves` is reached, or an error.
     /// Buttons are released on every way out (SafeInput's drop and here).
     pub fn run(&mut self, report: &mut dyn FnMut(&MoveReport)) -> Result<Summary, BotError> {
-        let out = self.run_inner(report);
+        let out = self.run_inner(report).map(|mut sum| {
+            sum.layout_refinds = self.tracker.refinds;
+            sum.pauses = self.tracker.pauses;
+            sum.sudden_pauses = self.tracker.sudden;
+            sum
+        });
         self.input.release_all();
         out
     }

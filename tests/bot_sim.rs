@@ -7,7 +7,7 @@ use gridbot::act::InputEvent;
 use gridbot::board::Board;
 use gridbot::bot::{Bot, BotConfig, Summary};
 use gridbot::games::collapse::{Collapse, Scoring};
-use gridbot::platform::sim::{random_board, Sim, SimStyle};
+use gridbot::platform::sim::{random_board, ScreenChange, Sim, SimStyle};
 use gridbot::platform::{InputSink, PlatformError, SafeInput};
 
 /// Passes events to the simulator but drops every `every`-th click, as a game
@@ -103,6 +103,50 @@ fn plays_a_whole_game_with_the_score_it_predicted() {
         assert_eq!(summary.score, sim.score(), "the game's own count");
         assert_eq!(summary.final_board, sim.board().to_string());
     }
+}
+
+/// The window changes under the loop (issue 3, item 5): it fades slowly to
+/// 62% of its brightness, is dimmed for three frames (the enemy's turn), and
+/// is laid out again with another title bar and margins (a new aspect ratio).
+/// The loop follows all of it and plays the game to the end with the score it
+/// predicted, never acting on the dimmed frames.
+#[test]
+fn follows_a_fading_dimmed_and_relaid_window_to_the_end() {
+    let style = SimStyle::swellfoop();
+    let sim = Sim::new(
+        Scoring::SameGame,
+        random_board(10, 15, 3, 11),
+        style.clone(),
+    );
+    for k in 1..=9 {
+        sim.after_move(k, ScreenChange::Brightness(1.0 - 0.042 * k as f32));
+    }
+    sim.after_move(
+        3,
+        ScreenChange::Dim {
+            frames: 3,
+            factor: 0.9,
+        },
+    );
+    sim.after_move(
+        6,
+        ScreenChange::Restyle(SimStyle {
+            margin: style.margin + 19,
+            header: style.header + 30,
+            ..style.clone()
+        }),
+    );
+    let summary = run_on(&sim, sim.input(), Scoring::SameGame, cfg());
+    assert!(summary.game_over, "{summary:?}");
+    assert!(
+        summary.moves > 9,
+        "the fade must be seen to the end: {summary:?}"
+    );
+    assert_eq!(summary.mismatches, 0);
+    assert_eq!(summary.score, summary.predicted_score);
+    assert_eq!(summary.score, sim.score(), "the game's own count");
+    assert_eq!(summary.layout_refinds, 1);
+    assert!(summary.pauses >= 1, "{summary:?}");
 }
 
 /// Runs the loop on `sim` through `sink` (which must feed the same simulator).

@@ -479,6 +479,26 @@ struct State {
     grabs: u64,
     /// Orb-drag rules instead of clicks (see [`Sim::new_pad`]).
     pad: Option<PadPlay>,
+    /// Brightness factor of every frame (1 = as drawn).
+    brightness: f32,
+    /// Frames still to be dimmed, and by what factor.
+    dim: Option<(u32, f32)>,
+    /// Screen changes still to come, by the move count that triggers them.
+    schedule: Vec<(usize, ScreenChange)>,
+}
+
+/// A change of the simulated screen, for testing how the loop follows a live
+/// window (see [`Sim::after_move`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScreenChange {
+    /// Every frame's brightness scaled by this factor from now on (1 = as
+    /// drawn; a slow fade is a series of these).
+    Brightness(f32),
+    /// The next `frames` frames dimmed by `factor` (the enemy's turn, a flash).
+    Dim { frames: u32, factor: f32 },
+    /// The window laid out again in another style (tile size, margins, title
+    /// bar): its size and aspect ratio change, the board stays.
+    Restyle(SimStyle),
 }
 
 /// The orb-drag side of the simulator: the held orb, the refill generator
@@ -587,6 +607,7 @@ impl State {
         self.board = cb.to_board();
         self.score += self.scoring.group_points(n) as i64;
         self.moves += 1;
+        self.apply_schedule();
         if !cb.has_move() && !self.bonus_given {
             self.score += self.scoring.end_bonus(cb.remaining()) as i64;
             self.bonus_given = true;
@@ -685,6 +706,31 @@ impl State {
             after,
         });
         self.board = board;
+        self.apply_schedule();
+    }
+
+    /// Applies the screen changes due at the current move count.
+    fn apply_schedule(&mut self) {
+        let moves = self.moves;
+        let due: Vec<ScreenChange> = self
+            .schedule
+            .iter()
+            .filter(|(m, _)| *m == moves)
+            .map(|(_, c)| c.clone())
+            .collect();
+        self.schedule.retain(|(m, _)| *m != moves);
+        for change in due {
+            match change {
+                ScreenChange::Brightness(f) => self.brightness = f,
+                ScreenChange::Dim { frames, factor } => self.dim = Some((frames, factor)),
+                ScreenChange::Restyle(style) => {
+                    let (w, h) = style.window_size(self.board.rows(), self.board.cols());
+                    self.rect.w = w;
+                    self.rect.h = h;
+                    self.style = style;
+                }
+            }
+        }
     }
 
     fn frame(&mut self) -> Frame {
@@ -710,11 +756,28 @@ impl State {
                 bright: hover,
             },
         );
+        let mut factor = self.brightness;
+        if let Some((n, f)) = self.dim {
+            factor *= f;
+            self.dim = (n > 1).then_some((n - 1, f));
+        }
         Frame {
-            image,
+            image: scale_brightness(image, factor),
             rect: self.rect,
         }
     }
+}
+
+/// Every pixel's RGB scaled by `factor` (1: the picture unchanged).
+pub fn scale_brightness(mut img: RgbImage, factor: f32) -> RgbImage {
+    if factor != 1.0 {
+        for p in img.pixels_mut() {
+            for c in p.0.iter_mut() {
+                *c = (*c as f32 * factor).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+    img
 }
 
 fn lock(s: &Arc<Mutex<State>>) -> MutexGuard<'_, State> {
@@ -765,6 +828,9 @@ impl Sim {
                 pending: None,
                 grabs: 0,
                 pad: None,
+                brightness: 1.0,
+                dim: None,
+                schedule: Vec::new(),
             })),
         }
     }
@@ -783,6 +849,12 @@ impl Sim {
             drags: Vec::new(),
         });
         sim
+    }
+
+    /// Makes `change` happen to the screen right after move number `moves`
+    /// (1 = after the first move).
+    pub fn after_move(&self, moves: usize, change: ScreenChange) {
+        lock(&self.state).schedule.push((moves, change));
     }
 
     /// Orb-drag: every drag so far, oldest first.

@@ -91,10 +91,15 @@ pub struct Tracker {
     jumped: Option<(Board, u32)>,
     /// Tracked brightness scale of the picture against the calibration.
     scale: f32,
+    /// Each palette entry's own drift on top of the scale (colours, then
+    /// empty colours).
+    offsets: Vec<Lab>,
     /// How often the grid was found again.
     pub refinds: u32,
     /// How often a sudden change paused the reading.
     pub sudden: u32,
+    /// Pictures not acted on (unreadable, no board, or a sudden change).
+    pub pauses: u32,
 }
 
 /// Lab difference `a - b`.
@@ -112,8 +117,10 @@ impl Tracker {
             unreadable: 0,
             jumped: None,
             scale: 1.0,
+            offsets: Vec::new(),
             refinds: 0,
             sudden: 0,
+            pauses: 0,
         }
     }
 
@@ -217,6 +224,14 @@ impl Tracker {
     ///
     /// Errors: only what is not a pause (a picture of size 0).
     pub fn read(&mut self, img: &RgbImage) -> Result<Seen, VisionError> {
+        let seen = self.read_inner(img)?;
+        if matches!(seen, Seen::Pause(_)) {
+            self.pauses += 1;
+        }
+        Ok(seen)
+    }
+
+    fn read_inner(&mut self, img: &RgbImage) -> Result<Seen, VisionError> {
         let cal = match self.layout_for(img) {
             Ok(c) => c,
             Err(e) if e.is_no_board() => return Ok(Seen::Pause(e.to_string())),
@@ -278,12 +293,13 @@ impl Tracker {
 
     /// Moves the palette with the picture; see the module docs. A change of
     /// brightness scales (L + 16, a, b) alike (Lab is a cube root of linear
-    /// light), so a global scale is tracked as well and moves the colours no
-    /// cell showed; the colours cells showed move towards their cells' mean,
-    /// at most `max_drift` from the scaled calibrated colour.
+    /// light), so each live colour is its calibrated colour scaled by one
+    /// tracked global factor plus its own offset: the factor follows all
+    /// cells quickly (`2 x drift_rate`) and moves the colours no cell showed
+    /// too; each offset follows its own cells at `drift_rate`, at most
+    /// `max_drift` ΔE.
     fn follow(&mut self, cells: &[CellReading]) {
         let pal = &self.live.palette;
-        let base = &self.base.palette;
         // Entries: the colours, then the empty colours, each with its value.
         let entries: Vec<(u8, Lab)> = pal
             .colours
@@ -291,6 +307,7 @@ impl Tracker {
             .map(|c| (c.index, c.lab))
             .chain(pal.empty.iter().map(|&l| (EMPTY, l)))
             .collect();
+        let base = &self.base.palette;
         let origin: Vec<Lab> = base
             .colours
             .iter()
@@ -300,53 +317,70 @@ impl Tracker {
         if entries.len() != origin.len() {
             return;
         }
+        self.offsets.resize(entries.len(), [0.0; 3]);
         let lift = |l: Lab| [l[0] + 16.0, l[1], l[2]];
-        let mut sums = vec![([0f32; 3], 0u32); entries.len()];
+        // Each cell's entry: the nearest of its value's colours.
+        let owner: Vec<Option<usize>> = cells
+            .iter()
+            .map(|c| {
+                entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.0 == c.value)
+                    .min_by(|a, b| delta_e(c.lab, a.1 .1).total_cmp(&delta_e(c.lab, b.1 .1)))
+                    .map(|(k, _)| k)
+            })
+            .collect();
+        // The global factor: least squares of (cell - offset) = s x origin.
         let (mut xo, mut oo) = (0f32, 0f32);
-        for c in cells {
-            let nearest = entries
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.0 == c.value)
-                .min_by(|a, b| delta_e(c.lab, a.1 .1).total_cmp(&delta_e(c.lab, b.1 .1)));
-            if let Some((k, e)) = nearest {
-                let d = sub(c.lab, e.1);
-                let s = &mut sums[k];
-                for (acc, v) in s.0.iter_mut().zip(d) {
-                    *acc += v;
-                }
-                s.1 += 1;
-                let (x, o) = (lift(c.lab), lift(origin[k]));
+        for (c, k) in cells.iter().zip(&owner) {
+            if let Some(k) = *k {
+                let x = lift(sub(c.lab, self.offsets[k]));
+                let o = lift(origin[k]);
                 xo += x[0] * o[0] + x[1] * o[1] + x[2] * o[2];
                 oo += o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
             }
         }
         let rate = self.params.drift_rate;
         if oo > 0.0 {
-            self.scale += rate * (xo / oo - self.scale);
+            let fast = (2.0 * rate).min(1.0);
+            self.scale += fast * (xo / oo - self.scale);
         }
         let scale = self.scale;
         let scaled = |o: Lab| [(o[0] + 16.0) * scale - 16.0, o[1] * scale, o[2] * scale];
-        let mut moved: Vec<Lab> = Vec::with_capacity(entries.len());
-        for ((&(_, lab), &(sum, n)), &o) in entries.iter().zip(&sums).zip(&origin) {
-            let anchor = scaled(o);
+        // Each offset towards the mean residual of its cells.
+        let mut sums = vec![([0f32; 3], 0u32); entries.len()];
+        for (c, k) in cells.iter().zip(&owner) {
+            if let Some(k) = *k {
+                let d = sub(c.lab, scaled(origin[k]));
+                for (acc, v) in sums[k].0.iter_mut().zip(d) {
+                    *acc += v;
+                }
+                sums[k].1 += 1;
+            }
+        }
+        let mut offsets = self.offsets.clone();
+        for (off, &(sum, n)) in offsets.iter_mut().zip(&sums) {
             if n == 0 {
-                moved.push(anchor);
                 continue;
             }
-            let mut next = [0f32; 3];
-            for i in 0..3 {
-                next[i] = lab[i] + rate * sum[i] / n as f32;
+            for (o, s) in off.iter_mut().zip(sum) {
+                *o += rate * (s / n as f32 - *o);
             }
-            let d = delta_e(next, anchor);
-            if d > self.params.max_drift {
-                let k = self.params.max_drift / d;
-                for i in 0..3 {
-                    next[i] = anchor[i] + (next[i] - anchor[i]) * k;
-                }
+            let len = delta_e(*off, [0.0; 3]);
+            if len > self.params.max_drift {
+                let k = self.params.max_drift / len;
+                off.iter_mut().for_each(|o| *o *= k);
             }
-            moved.push(next);
         }
+        let mut moved: Vec<Lab> = origin
+            .iter()
+            .zip(&offsets)
+            .map(|(&o, off)| {
+                let a = scaled(o);
+                [a[0] + off[0], a[1] + off[1], a[2] + off[2]]
+            })
+            .collect();
         // Colours of different values must stay apart: a colour whose move
         // would bring it near another value's colour stays where it was.
         let threshold = pal.threshold;
@@ -356,8 +390,10 @@ impl Tracker {
             });
             if clash {
                 moved[i] = entries[i].1;
+                offsets[i] = self.offsets[i];
             }
         }
+        self.offsets = offsets;
         let nc = self.live.palette.colours.len();
         for (k, lab) in moved.into_iter().enumerate() {
             if k < nc {
@@ -368,20 +404,14 @@ impl Tracker {
         }
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::sim::{calibration_for, random_board, render, SimStyle};
+    use crate::platform::sim::{calibration_for, random_board, render, scale_brightness, SimStyle};
 
-    /// Every pixel's RGB scaled by `f`.
     fn dim(img: &RgbImage, f: f32) -> RgbImage {
-        let mut out = img.clone();
-        for p in out.pixels_mut() {
-            for c in p.0.iter_mut() {
-                *c = (*c as f32 * f).round().clamp(0.0, 255.0) as u8;
-            }
-        }
-        out
+        scale_brightness(img.clone(), f)
     }
 
     fn board_of(seen: &Seen) -> Option<String> {

@@ -467,6 +467,16 @@ impl Calibration {
         if ((found - want) / want).abs() > ASPECT_TOLERANCE {
             return Err(wrong);
         }
+        Ok(self.stretched_to(width, height))
+    }
+
+    /// This calibration with its geometry stretched to a `width` x `height`
+    /// window whatever the aspect ratio (each axis by its own ratio). For
+    /// reading, use [`Calibration::scaled_to`]; this is for what needs only
+    /// roughly where the board is (telling a still board, parking the
+    /// pointer) while the layout is found again.
+    pub fn stretched_to(&self, width: u32, height: u32) -> Calibration {
+        let (rw, rh) = (self.window.width.max(1), self.window.height.max(1));
         let (sx, sy) = (width as f64 / rw as f64, height as f64 / rh as f64);
         let mut out = self.clone();
         out.window = WindowSize { width, height };
@@ -480,7 +490,7 @@ impl Calibration {
         for a in &mut out.anchors {
             a.at = [a.at[0] * sx, a.at[1] * sy];
         }
-        Ok(out)
+        out
     }
 
     /// The human name of a palette index (its first named entry), or the digit.
