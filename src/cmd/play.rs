@@ -447,6 +447,12 @@ pub fn run(a: PlayArgs) -> anyhow::Result<i32> {
             summary.mismatches,
             if summary.game_over { ", game over" } else { "" }
         );
+        if summary.pauses > 0 || summary.layout_refinds > 0 {
+            println!(
+                "paused on {} pictures ({} for a sudden change of look); layout found again {} times",
+                summary.pauses, summary.sudden_pauses, summary.layout_refinds
+            );
+        }
         let t = summary.mean_times;
         println!(
             "mean per move: capture {:.1} ms, read {:.2} ms, solve {:.0} ms, act {:.0} ms, settle {:.0} ms",
