@@ -254,11 +254,7 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
         // ratio is read after the layout is found again (`read_settled`);
         // until then the stretched layout tells a still board.
         self.input.set_window(frame.rect);
-        let live = self.tracker.calibration();
-        let cal = match live.scaled_to(frame.rect.w, frame.rect.h) {
-            Err(VisionError::WrongSize { .. }) => live.stretched_to(frame.rect.w, frame.rect.h),
-            other => other?,
-        };
+        let cal = self.tracker.settling_layout(frame.rect.w, frame.rect.h)?;
         Ok((frame, cal))
     }
 

@@ -38,7 +38,8 @@ use crate::games::match3::rules::is_gem;
 use crate::games::match3::verify::{self, Check};
 use crate::games::match3::{choose_move, Policy, Scoring};
 use crate::platform::{Frame, FrameSource, InputSink, PlatformError, Rect, SafeInput};
-use crate::vision::{self, Calibration};
+use crate::vision::adapt::{Seen as Look, Tracker};
+use crate::vision::Calibration;
 
 /// How a swap is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,7 +240,8 @@ struct Seen {
 
 /// The match-3 loop over one game window.
 pub struct Match3Bot<'a, F: FrameSource, S: InputSink> {
-    pub cal: &'a Calibration,
+    /// The live calibration (see [`Tracker`]).
+    pub tracker: Tracker,
     pub source: &'a mut F,
     pub input: SafeInput<S>,
     pub scoring: Scoring,
@@ -252,7 +254,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
         check_interrupt()?;
         let frame = self.source.grab()?;
         self.input.set_window(frame.rect);
-        let cal = self.cal.scaled_to(frame.rect.w, frame.rect.h)?;
+        let cal = self.tracker.settling_layout(frame.rect.w, frame.rect.h)?;
         Ok((frame, cal))
     }
 
@@ -272,7 +274,7 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
     /// animating yet).
     fn settled(&mut self, before: Option<&[u8]>) -> Result<Seen, BotError> {
         let start = Instant::now();
-        let (mut frame, mut cal) = self.grab()?;
+        let (mut frame, cal) = self.grab()?;
         self.park(&cal, frame.rect)?;
         let mut last = crop_board(&frame.image, &cal);
         let mut still_since = Instant::now();
@@ -282,20 +284,20 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
             let still = still_since.elapsed() >= self.cfg.settle;
             let waited = changed || start.elapsed() >= self.cfg.change_wait;
             if still && waited {
-                match vision::read_board(&frame.image, &cal) {
-                    Ok(r) if r.board.cells().iter().all(|&v| is_gem(v)) => {
+                match self.tracker.read(&frame.image)? {
+                    Look::Board(r, read_cal) if r.board.cells().iter().all(|&v| is_gem(v)) => {
                         return Ok(Seen {
                             board: r.board,
                             frame,
-                            cal,
+                            cal: *read_cal,
                             crop: last,
                         })
                     }
-                    Ok(r) => {
+                    Look::Board(r, _) => {
                         let unsure = r.board.cells().iter().filter(|&&v| !is_gem(v)).count();
                         last_problem = format!("{unsure} unsure cells in {}", r.board)
                     }
-                    Err(e) => last_problem = e.to_string(),
+                    Look::Pause(why) => last_problem = why,
                 }
                 // Something still covers the board (a message): keep waiting.
                 still_since = Instant::now();
@@ -323,7 +325,6 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
             }
             last = now;
             frame = f;
-            cal = c;
         }
     }
 
@@ -343,7 +344,8 @@ impl<'a, F: FrameSource, S: InputSink> Match3Bot<'a, F, S> {
         let mut seen = self.settled(None)?;
         // The game's palette size, for the refill search.
         let colours = self
-            .cal
+            .tracker
+            .calibration()
             .palette
             .colours
             .iter()

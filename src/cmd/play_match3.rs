@@ -17,6 +17,7 @@ use gridbot::board::{Board, Cell};
 use gridbot::games::match3::live::Choice;
 use gridbot::games::match3::{choose, MBoard, NoRefill, Policy, Scoring};
 use gridbot::platform::sim_match3::Match3Sim;
+use gridbot::vision::adapt::{AdaptParams, Tracker};
 use serde::Serialize;
 
 /// What the simulator loop needs.
@@ -286,7 +287,7 @@ pub fn run_window(a: &WindowArgs) -> anyhow::Result<i32> {
     macro_rules! play_with {
         ($sink:expr) => {
             Match3Bot {
-                cal: &cal,
+                tracker: Tracker::new(cal.clone(), AdaptParams::default()),
                 source: &mut win,
                 input: SafeInput::new($sink, rect),
                 scoring: a.scoring,

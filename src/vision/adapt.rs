@@ -129,6 +129,19 @@ impl Tracker {
         &self.live
     }
 
+    /// The live calibration for a `width` x `height` window, for telling a
+    /// still board and parking the pointer: scaled, or stretched when the
+    /// aspect ratio changed and [`Tracker::read`] has not found the new
+    /// layout yet.
+    pub fn settling_layout(&self, width: u32, height: u32) -> Result<Calibration, VisionError> {
+        match self.live.scaled_to(width, height) {
+            Err(VisionError::WrongSize { .. }) if width > 0 && height > 0 => {
+                Ok(self.live.stretched_to(width, height))
+            }
+            other => other,
+        }
+    }
+
     /// The live calibration for a picture of this size. When the aspect ratio
     /// differs from the live layout's, the grid is found again first.
     ///
