@@ -17,12 +17,9 @@
 //! Pure and deterministic for a fixed width: the clock is only read through
 //! the [`Stop`] it is given.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use serde::{Deserialize, Serialize};
 
-use super::rules::{Bits, Combo, Geometry, Orbs, COLOURS, MAX_CELLS};
+use super::rules::{Bits, Combo, Geometry, Orbs, COLOURS, MAX_CELLS, MAX_COMBOS};
 use crate::games::Stop;
 use crate::rng::SplitMix64;
 
@@ -120,21 +117,76 @@ pub struct PadSolution {
     pub depth: usize,
 }
 
-/// Keys that are already well mixed hash to themselves.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {}
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
+/// A set of 64-bit keys that are already well mixed (Zobrist hashes):
+/// open addressing with linear probing, at most half full, the low bits of
+/// a key its home slot; 0 marks a free slot (a key of 0 is stored as 1).
+/// Cleared and reused across rounds without freeing.
+#[derive(Debug, Clone)]
+struct KeySet {
+    slots: Vec<u64>,
+    len: usize,
 }
 
-type Seen = HashSet<u64, BuildHasherDefault<Identity>>;
+impl KeySet {
+    fn new() -> Self {
+        KeySet {
+            slots: vec![0; 1 << 10],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.fill(0);
+            self.len = 0;
+        }
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        let key = key.max(1);
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                k if k == key => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds `key`; false if it was already there.
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let key = key.max(1);
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = key;
+                    self.len += 1;
+                    return true;
+                }
+                k if k == key => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        self.len = 0;
+        for k in old.into_iter().filter(|&k| k != 0) {
+            self.insert(k);
+        }
+    }
+}
 
 /// Zobrist keys: one per (cell, colour) and one per cursor cell.
 struct Keys {
@@ -178,9 +230,23 @@ struct Node {
     hash: u64,
     cur: u8,
     prev: u8,
+    /// Colour of the held orb (the start cell's, all along the path).
+    held: u8,
     /// Index of this node's last cell in the path arena.
     at: u32,
-    eval: f64,
+}
+
+/// One step out of a beam state, not yet evaluated: a new state (board and
+/// cursor) of this round.
+#[derive(Clone, Copy)]
+struct Step {
+    /// Index of the state in the beam.
+    parent: u32,
+    /// The cell entered and the colour of its orb.
+    next: u8,
+    colour: u8,
+    /// Board hash after the swap (without the cursor).
+    hash: u64,
 }
 
 /// A child made this round; it gets a place in the path arena only if it
@@ -188,17 +254,23 @@ struct Node {
 #[derive(Clone, Copy)]
 struct Child {
     node: Node,
+    /// Its rank in the beam ([`shaped`]).
+    eval: f64,
     value: f64,
     combos: u32,
     ceiling: bool,
 }
 
-/// Beams narrower than this expand on one thread (splitting costs more).
-const PARALLEL_FROM: usize = 256;
+/// Rounds with fewer new states than this evaluate on one thread
+/// (splitting costs more).
+const PARALLEL_FROM: usize = 768;
+/// Evaluations between two looks at the clock.
+const STOP_EVERY: usize = 32;
 
 /// The value of a resolution under `obj`, and whether it reaches the
-/// objective's ceiling.
-fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u32) -> (f64, bool) {
+/// objective's ceiling (`after`: the board after it).
+#[inline]
+fn value(obj: &Objective, combos: &[Combo], after: &Bits, max_combos: u32) -> (f64, bool) {
     let n = combos.len() as f64;
     match obj {
         Objective::Combos => (n, combos.len() as u32 >= max_combos),
@@ -218,7 +290,7 @@ fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u
             (v, false)
         }
         Objective::ClearColour { colour } => {
-            let done = left[*colour as usize] == 0;
+            let done = after.masks[*colour as usize % COLOURS] == 0;
             (
                 if done { 100.0 + n } else { n },
                 done && combos.len() as u32 >= max_combos,
@@ -235,67 +307,46 @@ fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u
     }
 }
 
-/// Everything a round's expansion reads.
+/// Everything a round's evaluation reads.
 struct Ctx<'a> {
     g: &'a Geometry,
-    keys: &'a Keys,
     p: &'a PadParams,
     max_combos: u32,
-    dirs: usize,
-    /// States that went on in an earlier round (board and cursor): reached
-    /// again by a longer path, they are dropped.
-    visited: &'a Seen,
     stop: &'a dyn Stop,
 }
 
 impl Ctx<'_> {
-    /// The children of `beam` (one step each, never straight back, none
-    /// seen before), in order; stops early when the budget says so.
-    fn expand(&self, beam: &[Node]) -> Vec<Child> {
-        let (g, keys) = (self.g, self.keys);
-        let mut out = Vec::with_capacity(beam.len() * 3);
-        let mut combos: Vec<Combo> = Vec::with_capacity(16);
-        for node in beam {
-            let cur = node.cur as usize;
-            for dir in 0..self.dirs {
-                let Some(next) = g.step(cur, dir) else {
-                    continue;
-                };
-                if next as u8 == node.prev {
-                    continue;
-                }
-                let (a, b) = (node.bits.colour(g, cur), node.bits.colour(g, next));
-                let hash = node.hash
-                    ^ keys.orb(cur, a)
-                    ^ keys.orb(next, b)
-                    ^ keys.orb(cur, b)
-                    ^ keys.orb(next, a);
-                if self.visited.contains(&(hash ^ keys.cursor[next])) {
-                    continue;
-                }
-                let mut o = node.bits;
-                o.swap(g, cur, a, next, b);
-                combos.clear();
-                let (after, _) = o.resolve(g, &mut |c| combos.push(c));
-                let left = after.counts();
-                let (v, ceiling) = value(&self.p.objective, &combos, &left, self.max_combos);
-                out.push(Child {
-                    node: Node {
-                        bits: o,
-                        hash,
-                        cur: next as u8,
-                        prev: cur as u8,
-                        at: node.at,
-                        eval: shaped(g, &o, &after, &combos, v),
-                    },
-                    value: v,
-                    combos: combos.len() as u32,
-                    ceiling,
-                });
-            }
-            if self.stop.should_stop() {
+    /// The children of `beam` that `steps` name, in order: each board
+    /// swapped, resolved and ranked; stops early when the budget says so.
+    fn evaluate(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+        let g = self.g;
+        let mut out = Vec::with_capacity(steps.len());
+        let mut combos: Vec<Combo> = Vec::with_capacity(MAX_COMBOS);
+        for (i, s) in steps.iter().enumerate() {
+            if i % STOP_EVERY == STOP_EVERY - 1 && self.stop.should_stop() {
                 break;
             }
+            let node = &beam[s.parent as usize];
+            let (cur, next) = (node.cur as usize, s.next as usize);
+            let mut o = node.bits;
+            o.swap(g, cur, node.held, next, s.colour);
+            combos.clear();
+            let (after, _) = o.resolve(g, &mut |c| combos.push(c));
+            let (v, ceiling) = value(&self.p.objective, &combos, &after, self.max_combos);
+            out.push(Child {
+                node: Node {
+                    bits: o,
+                    hash: s.hash,
+                    cur: next as u8,
+                    prev: cur as u8,
+                    held: node.held,
+                    at: node.at,
+                },
+                eval: shaped(g, &o, &after, &combos, v),
+                value: v,
+                combos: combos.len() as u32,
+                ceiling,
+            });
         }
         out
     }
@@ -303,13 +354,16 @@ impl Ctx<'_> {
 
 /// Searches a path for the board `orbs` of shape `g`: a beam of `p.width`
 /// states a round, at most `p.max_path` rounds. The same result on one
-/// thread or many (children are merged in the beam's order).
+/// thread or many: the new states of a round are listed (and duplicates
+/// dropped) in the beam's order on one thread, evaluated in parallel, and
+/// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
     use rayon::prelude::*;
 
     let keys = Keys::new();
     let max_combos = orbs.max_combos(g);
     let n = g.cells();
+    let dirs = if p.diagonals { 8 } else { 4 };
     // Path arena: (parent index, cell).
     let mut arena: Vec<(u32, u8)> =
         Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n);
@@ -324,45 +378,72 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 hash: base_hash,
                 cur: i as u8,
                 prev: u8::MAX,
+                held: orbs.cells[i],
                 at: arena.len() as u32 - 1,
-                eval: 0.0,
             }
         })
         .collect();
     let mut best: Option<(f64, u32, u32, usize)> = None; // (value, combos, arena index, depth)
     let mut depth = 0;
-    let mut seen: Seen = Seen::default();
-    let mut visited: Seen = Seen::default();
+    // States listed this round; states that went on in an earlier round
+    // (board and cursor): reached again by a longer path, they are dropped.
+    let mut seen = KeySet::new();
+    let mut visited = KeySet::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut rank: Vec<(f64, u32)> = Vec::new();
+    let ctx = Ctx {
+        g,
+        p,
+        max_combos,
+        stop,
+    };
     for d in 1..=p.max_path {
         depth = d;
-        let ctx = Ctx {
-            g,
-            keys: &keys,
-            p,
-            max_combos,
-            dirs: if p.diagonals { 8 } else { 4 },
-            visited: &visited,
-            stop,
-        };
-        let made: Vec<Child> = if beam.len() < PARALLEL_FROM {
-            ctx.expand(&beam)
+        // The new states, in the beam's order, each once.
+        steps.clear();
+        seen.clear();
+        for (k, node) in beam.iter().enumerate() {
+            let cur = node.cur as usize;
+            for dir in 0..dirs {
+                let Some(next) = g.step(cur, dir) else {
+                    continue;
+                };
+                if next as u8 == node.prev {
+                    continue;
+                }
+                let (a, b) = (node.held, node.bits.colour(g, next));
+                let hash = node.hash
+                    ^ keys.orb(cur, a)
+                    ^ keys.orb(next, b)
+                    ^ keys.orb(cur, b)
+                    ^ keys.orb(next, a);
+                let key = hash ^ keys.cursor[next];
+                if visited.contains(key) || !seen.insert(key) {
+                    continue;
+                }
+                steps.push(Step {
+                    parent: k as u32,
+                    next: next as u8,
+                    colour: b,
+                    hash,
+                });
+            }
+        }
+        let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
+            ctx.evaluate(&beam, &steps)
         } else {
-            let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
-            beam.par_chunks(chunk)
-                .map(|c| ctx.expand(c))
+            let chunk = steps.len().div_ceil(rayon::current_num_threads() * 4);
+            steps
+                .par_chunks(chunk)
+                .map(|c| ctx.evaluate(&beam, c))
                 .collect::<Vec<_>>()
                 .concat()
         };
-        // Merge in order: the first of equal states stays, the first of
-        // equal values is the best.
-        seen.clear();
-        let mut children: Vec<Node> = Vec::with_capacity(made.len());
+        // In order: the first of equal values is the best.
+        rank.clear();
         let mut round_best: Option<&Child> = None;
         let mut ceiling = false;
-        for c in &made {
-            if !seen.insert(c.node.hash ^ keys.cursor[c.node.cur as usize]) {
-                continue;
-            }
+        for (i, c) in made.iter().enumerate() {
             nodes += 1;
             let better = round_best.is_none_or(|b| c.value > b.value);
             if better && best.is_none_or(|(bv, ..)| c.value > bv) {
@@ -373,25 +454,30 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 ceiling = true;
                 break;
             }
-            children.push(c.node);
+            rank.push((c.eval, i as u32));
         }
         if let Some(c) = round_best {
             arena.push((c.node.at, c.node.cur));
             best = Some((c.value, c.combos, arena.len() as u32 - 1, d));
         }
-        if ceiling || children.is_empty() || stop.should_stop() {
+        if ceiling || rank.is_empty() || stop.should_stop() {
             break;
         }
-        if children.len() > p.width {
-            children.select_nth_unstable_by(p.width - 1, |x, y| y.eval.total_cmp(&x.eval));
-            children.truncate(p.width);
+        // The best `width` by rank, ties to the earlier listed.
+        if rank.len() > p.width {
+            rank.select_nth_unstable_by(p.width - 1, |x, y| {
+                y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
+            });
+            rank.truncate(p.width);
         }
-        for c in children.iter_mut() {
+        beam.clear();
+        for &(_, i) in &rank {
+            let mut c = made[i as usize].node;
             visited.insert(c.hash ^ keys.cursor[c.cur as usize]);
             arena.push((c.at, c.cur));
             c.at = arena.len() as u32 - 1;
+            beam.push(c);
         }
-        beam = children;
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
