@@ -302,13 +302,19 @@ impl Bits {
     /// The colour of row-major cell `i` ([`EMPTY`] if none).
     #[inline]
     pub fn colour(&self, g: &Geometry, i: usize) -> u8 {
-        let b = 1u64 << g.bit[i];
-        for (k, &m) in self.masks.iter().enumerate() {
-            if m & b != 0 {
-                return k as u8;
-            }
+        // Without branches: the colours are random, branches on them miss.
+        let bit = g.bit[i];
+        let (mut k, mut any) = (0u8, 0u8);
+        for (c, &m) in self.masks.iter().enumerate() {
+            let on = (m >> bit) as u8 & 1;
+            k |= on * c as u8;
+            any |= on;
         }
-        EMPTY
+        if any == 0 {
+            EMPTY
+        } else {
+            k
+        }
     }
 
     /// Swaps the orbs of row-major cells `a` (colour `ca`) and `b` (`cb`).
@@ -361,6 +367,29 @@ impl Bits {
             let first = g.col_of[m.trailing_zeros() as usize];
             let last = g.col_of[63 - m.leading_zeros() as usize];
             s += (last - first) as u32;
+        }
+        s
+    }
+
+    /// Rows spanned by each colour with three orbs or more, summed.
+    #[inline]
+    pub fn row_spread(&self, g: &Geometry) -> u32 {
+        let mut s = 0;
+        for &m in &self.masks {
+            if m.count_ones() < 3 {
+                continue;
+            }
+            // Fold the columns onto the first: 14 columns at most.
+            let r = g.rows;
+            let mut f = m;
+            if g.cols > 8 {
+                f |= f >> (8 * r);
+            }
+            f |= f >> (4 * r);
+            f |= f >> (2 * r);
+            f |= f >> r;
+            f &= g.col;
+            s += 63 - f.leading_zeros() - f.trailing_zeros();
         }
         s
     }
@@ -612,6 +641,15 @@ mod tests {
             prop_assert_eq!(fast.cleared, cleared);
             prop_assert_eq!(fast.after, after);
             prop_assert_eq!(Bits::new(&g, &o).orbs(&g), o);
+            // Rows spanned per colour with three orbs or more, cell by cell.
+            let mut rows_spanned = 0;
+            for k in 0..COLOURS as u8 {
+                let rs: Vec<usize> = (0..rows * cols).filter(|&i| o.cells[i] == k).map(|i| i / cols).collect();
+                if rs.len() >= 3 {
+                    rows_spanned += rs.iter().max().unwrap_or(&0) - rs.iter().min().unwrap_or(&0);
+                }
+            }
+            prop_assert_eq!(Bits::new(&g, &o).row_spread(&g) as usize, rows_spanned);
         }
     }
 

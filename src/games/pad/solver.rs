@@ -5,14 +5,17 @@
 //! straight back); a state already seen this round, or kept in the beam of
 //! an earlier round (a shorter path to the same board and cursor), is
 //! dropped; the best `width` by rank go on. The rank shapes the objective's
-//! value of the board as it would resolve now (see [`shaped`]): combos of
-//! exactly three count more than bigger ones (they leave orbs for other
-//! combos), and colours spread over many columns count against. The best
-//! path seen at any depth is kept (ties go to the shorter, found first); the
-//! search stops when the objective's ceiling is reached (the board's
-//! theoretical maximum combos), at `max_path` steps, or when the budget says
-//! stop. Wide rounds expand on every core (rayon); children are merged in
-//! the beam's order, so the result does not depend on the thread count.
+//! value of the board as it would resolve now (see [`Ctx::shaped`]):
+//! combos that waste triples (a combo of four when the colour's orbs make
+//! exact triples) count against, and so do colours spread over many
+//! columns. The best path seen at any depth is kept (ties go to the
+//! shorter, found first); the search stops when the objective's ceiling is
+//! reached (the board's theoretical maximum combos), at `max_path` steps,
+//! or when the budget says stop. A round lists its new states on one
+//! thread, in the beam's order, each once (a Zobrist hash updated by the
+//! swap, open-addressing key sets); wide rounds evaluate them on every
+//! core (rayon), and ties in rank go to the earlier listed, so the result
+//! does not depend on the thread count.
 //!
 //! Pure and deterministic for a fixed width: the clock is only read through
 //! the [`Stop`] it is given.
@@ -89,6 +92,8 @@ pub struct PadParams {
     /// States kept each round.
     pub width: usize,
     pub objective: Objective,
+    /// How states rank in the beam.
+    pub rank: Rank,
 }
 
 impl Default for PadParams {
@@ -98,6 +103,7 @@ impl Default for PadParams {
             diagonals: false,
             width: 4000,
             objective: Objective::Combos,
+            rank: Rank::default(),
         }
     }
 }
@@ -307,11 +313,61 @@ fn value(obj: &Objective, combos: &[Combo], after: &Bits, max_combos: u32) -> (f
     }
 }
 
+/// What a resolution did, as the rank needs it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    combos: u32,
+    passes: u32,
+    by_colour: [u8; COLOURS],
+}
+
+impl Tally {
+    #[inline]
+    fn add(&mut self, c: &Combo) {
+        self.combos += 1;
+        self.passes = self.passes.max(c.pass as u32 + 1);
+        self.by_colour[c.colour as usize % COLOURS] += 1;
+    }
+}
+
+/// Weights of the beam's ranking ([`Ctx::shaped`]), per unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Rank {
+    /// A combo made if the drag ended now.
+    pub combo: f64,
+    /// A triple lost for good by the combos made now: per colour, its
+    /// triples (orbs / 3) less its combos and the triples its orbs left
+    /// could still make.
+    pub wasted_triple: f64,
+    /// A column spanned by a colour with three orbs or more, on the board
+    /// before and after resolving.
+    pub column: f64,
+    /// A row spanned, the same way.
+    pub row: f64,
+    /// A cascade pass.
+    pub pass: f64,
+}
+
+impl Default for Rank {
+    fn default() -> Self {
+        Rank {
+            combo: 30.0,
+            wasted_triple: 10.0,
+            column: 1.0,
+            row: 1.0,
+            pass: 1.0,
+        }
+    }
+}
+
 /// Everything a round's evaluation reads.
 struct Ctx<'a> {
     g: &'a Geometry,
     p: &'a PadParams,
     max_combos: u32,
+    /// Triples each colour has (its orbs / 3).
+    triples: [u32; COLOURS],
     stop: &'a dyn Stop,
 }
 
@@ -319,6 +375,16 @@ impl Ctx<'_> {
     /// The children of `beam` that `steps` name, in order: each board
     /// swapped, resolved and ranked; stops early when the budget says so.
     fn evaluate(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+        match self.p.objective {
+            Objective::Combos => self.evaluate_with::<false>(beam, steps),
+            _ => self.evaluate_with::<true>(beam, steps),
+        }
+    }
+
+    /// [`Ctx::evaluate`]; `LIST`: the objective needs the combos listed
+    /// (not only counted).
+    #[inline(always)]
+    fn evaluate_with<const LIST: bool>(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
         let g = self.g;
         let mut out = Vec::with_capacity(steps.len());
         let mut combos: Vec<Combo> = Vec::with_capacity(MAX_COMBOS);
@@ -331,8 +397,18 @@ impl Ctx<'_> {
             let mut o = node.bits;
             o.swap(g, cur, node.held, next, s.colour);
             combos.clear();
-            let (after, _) = o.resolve(g, &mut |c| combos.push(c));
-            let (v, ceiling) = value(&self.p.objective, &combos, &after, self.max_combos);
+            let mut tally = Tally::default();
+            let (after, _) = o.resolve(g, &mut |c: Combo| {
+                tally.add(&c);
+                if LIST {
+                    combos.push(c);
+                }
+            });
+            let (v, ceiling) = if LIST {
+                value(&self.p.objective, &combos, &after, self.max_combos)
+            } else {
+                (tally.combos as f64, tally.combos >= self.max_combos)
+            };
             out.push(Child {
                 node: Node {
                     bits: o,
@@ -342,9 +418,9 @@ impl Ctx<'_> {
                     held: node.held,
                     at: node.at,
                 },
-                eval: shaped(g, &o, &after, &combos, v),
+                eval: self.shaped(&o, &after, &tally, v),
                 value: v,
-                combos: combos.len() as u32,
+                combos: tally.combos,
                 ceiling,
             });
         }
@@ -395,6 +471,7 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
         g,
         p,
         max_combos,
+        triples: bits.counts().map(|k| k / 3),
         stop,
     };
     for d in 1..=p.max_path {
@@ -585,21 +662,31 @@ pub fn solve_anytime(
     b
 }
 
-/// How a state ranks in the beam: 30 per combo of three and 20 per bigger
-/// one (a combo of exactly three leaves the most orbs for others), the
-/// objective's bonus, one per cascade pass, less the columns each colour
-/// spans on the board before and after resolving (orbs of a colour
-/// gathered in few columns are on the way to lines).
-#[inline]
-fn shaped(g: &Geometry, swapped: &Bits, after: &Bits, combos: &[Combo], v: f64) -> f64 {
-    let n = combos.len() as f64;
-    let mut e = 30.0 * (v - n);
-    let mut passes = 0;
-    for c in combos {
-        e += if c.size == 3 { 30.0 } else { 20.0 };
-        passes = passes.max(c.pass as u32 + 1);
+impl Ctx<'_> {
+    /// How a state ranks in the beam ([`Rank`]): the combos the drag
+    /// would make now, the objective's bonus on top (30 a point), less the
+    /// triples those combos waste (a combo of four when the colour has six
+    /// orbs leaves two that can never match; one of four when it has seven
+    /// wastes nothing), less the columns (and rows) each colour spans on
+    /// the board before and after resolving (orbs of a colour gathered in
+    /// few columns are on the way to lines), plus one per cascade pass.
+    #[inline]
+    fn shaped(&self, swapped: &Bits, after: &Bits, t: &Tally, v: f64) -> f64 {
+        let (g, w) = (self.g, &self.p.rank);
+        let n = t.combos as f64;
+        let mut lost = 0;
+        for c in 0..COLOURS {
+            let kept = t.by_colour[c] as u32 + after.masks[c].count_ones() / 3;
+            lost += self.triples[c].saturating_sub(kept);
+        }
+        let mut e = w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64
+            + w.pass * t.passes as f64
+            - w.column * (swapped.column_spread(g) + after.column_spread(g)) as f64;
+        if w.row != 0.0 {
+            e -= w.row * (swapped.row_spread(g) + after.row_spread(g)) as f64;
+        }
+        e
     }
-    e - swapped.column_spread(g) as f64 - after.column_spread(g) as f64 + passes as f64
 }
 
 #[cfg(test)]
@@ -673,6 +760,56 @@ mod tests {
             let (ra, ca, rb, cb) = (a / 6, a % 6, b / 6, b % 6);
             assert_eq!((ra - rb).abs() + (ca - cb).abs(), 1);
         }
+    }
+
+    /// The open-addressing key set against the standard one, through
+    /// growth and clearing, keys 0 and 1 included (stored as one).
+    #[test]
+    fn key_set_matches_hash_set() {
+        let mut r = SplitMix64::new(11);
+        let mut fast = KeySet::new();
+        let mut naive = std::collections::HashSet::new();
+        for round in 0..3 {
+            for _ in 0..5000 {
+                // Few distinct keys so that repeats are common.
+                let k = match r.below(50) {
+                    0 => 0,
+                    1 => 1,
+                    _ => (r.below(4000) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                };
+                assert_eq!(fast.contains(k), naive.contains(&k.max(1)), "round {round}");
+                assert_eq!(fast.insert(k), naive.insert(k.max(1)), "round {round}");
+            }
+            assert_eq!(fast.len, naive.len());
+            fast.clear();
+            naive.clear();
+        }
+    }
+
+    /// Exact signatures on a fixed board: the same path, combos and node
+    /// count on one thread and on several.
+    #[test]
+    fn fixed_width_signature() {
+        let (g, o) = orbs("033324/132134/302324/420155/421424");
+        let p = PadParams {
+            width: 1000,
+            ..PadParams::default()
+        };
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool")
+            .install(|| solve(&g, &o, &p, &NeverStop));
+        let many = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .expect("a pool")
+            .install(|| solve(&g, &o, &p, &NeverStop));
+        assert_eq!(one, many);
+        assert_eq!(
+            (one.combos, one.max_combos, one.path.len() - 1, one.nodes),
+            (8, 8, 30, 63410)
+        );
     }
 
     #[test]
