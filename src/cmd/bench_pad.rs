@@ -7,7 +7,7 @@ use std::path::Path;
 
 use clap::Args;
 use gridbot::bench::{mean_median, solve_timed, BenchBudget};
-use gridbot::games::pad::{Objective, Orbs, Pad, PadParams};
+use gridbot::games::pad::{Objective, Orbs, Pad, PadParams, Rank};
 use serde::Serialize;
 
 /// Orb-drag settings shared by `bench pad` and `solve --game pad`.
@@ -23,6 +23,10 @@ pub struct PadArgs {
     /// four-COLOUR (colours: fire water wood light dark heal jammer poison).
     #[arg(long, default_value = "combos")]
     pub objective: String,
+    /// Orb-drag: ranking weights as JSON, the rest default, e.g.
+    /// '{"row": 1.0}' (fields: combo, wasted_triple, column, row, pass).
+    #[arg(long)]
+    pub rank: Option<String>,
 }
 
 impl Default for PadArgs {
@@ -31,6 +35,7 @@ impl Default for PadArgs {
             max_path: 150,
             diagonals: false,
             objective: "combos".into(),
+            rank: None,
         }
     }
 }
@@ -43,11 +48,17 @@ impl PadArgs {
                 self.objective
             )
         })?;
+        let rank = match &self.rank {
+            Some(text) => serde_json::from_str(text)
+                .map_err(|e| anyhow::anyhow!("bad --rank {text:?}: {e}"))?,
+            None => Rank::default(),
+        };
         Ok(Pad {
             params: PadParams {
                 max_path: self.max_path.max(1),
                 diagonals: self.diagonals,
                 objective,
+                rank,
                 ..PadParams::default()
             },
         })

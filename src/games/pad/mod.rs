@@ -5,7 +5,7 @@ pub mod rules;
 pub mod solver;
 
 pub use rules::{Combo, Geometry, Orbs, Resolution};
-pub use solver::{solve, solve_anytime, Objective, PadParams, PadSolution};
+pub use solver::{solve, solve_anytime, Objective, PadParams, PadSolution, Rank};
 
 use crate::act::Move;
 use crate::board::{Board, Cell};

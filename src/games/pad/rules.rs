@@ -302,13 +302,19 @@ impl Bits {
     /// The colour of row-major cell `i` ([`EMPTY`] if none).
     #[inline]
     pub fn colour(&self, g: &Geometry, i: usize) -> u8 {
-        let b = 1u64 << g.bit[i];
-        for (k, &m) in self.masks.iter().enumerate() {
-            if m & b != 0 {
-                return k as u8;
-            }
+        // Without branches: the colours are random, branches on them miss.
+        let bit = g.bit[i];
+        let (mut k, mut any) = (0u8, 0u8);
+        for (c, &m) in self.masks.iter().enumerate() {
+            let on = (m >> bit) as u8 & 1;
+            k |= on * c as u8;
+            any |= on;
         }
-        EMPTY
+        if any == 0 {
+            EMPTY
+        } else {
+            k
+        }
     }
 
     /// Swaps the orbs of row-major cells `a` (colour `ca`) and `b` (`cb`).
@@ -365,10 +371,62 @@ impl Bits {
         s
     }
 
-    /// Matches, clears and cascades until nothing matches, reporting each
-    /// combo; returns the board at the end and the orbs cleared.
+    /// Rows spanned by each colour with three orbs or more, summed.
     #[inline]
-    pub fn resolve(&self, g: &Geometry, on_combo: &mut dyn FnMut(Combo)) -> (Bits, u32) {
+    pub fn row_spread(&self, g: &Geometry) -> u32 {
+        let mut s = 0;
+        for &m in &self.masks {
+            if m.count_ones() < 3 {
+                continue;
+            }
+            // Fold the columns onto the first: 14 columns at most.
+            let r = g.rows;
+            let mut f = m;
+            if g.cols > 8 {
+                f |= f >> (8 * r);
+            }
+            f |= f >> (4 * r);
+            f |= f >> (2 * r);
+            f |= f >> r;
+            f &= g.col;
+            s += 63 - f.leading_zeros() - f.trailing_zeros();
+        }
+        s
+    }
+
+    /// Matches, clears and cascades until nothing matches, reporting each
+    /// combo; returns the board at the end and the orbs cleared. Columns
+    /// fall by BMI2 bit extract and deposit where the processor has them
+    /// (the whole board at once), else by table, column by column.
+    #[inline]
+    pub fn resolve<F: FnMut(Combo) + ?Sized>(&self, g: &Geometry, on_combo: &mut F) -> (Bits, u32) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the processor has BMI2 (checked just above).
+            return unsafe { self.resolve_bmi2(g, on_combo) };
+        }
+        self.resolve_by::<false, F>(g, on_combo)
+    }
+
+    /// [`Bits::resolve`] compiled with BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn resolve_bmi2<F: FnMut(Combo) + ?Sized>(
+        &self,
+        g: &Geometry,
+        on_combo: &mut F,
+    ) -> (Bits, u32) {
+        self.resolve_by::<true, F>(g, on_combo)
+    }
+
+    /// [`Bits::resolve`] with falls by BMI2 (`PEXT`, x86-64 only; the caller
+    /// checks the processor has it) or by table.
+    #[inline(always)]
+    fn resolve_by<const PEXT: bool, F: FnMut(Combo) + ?Sized>(
+        &self,
+        g: &Geometry,
+        on_combo: &mut F,
+    ) -> (Bits, u32) {
         let mut b = *self;
         let mut cleared = 0u32;
         // Colours whose orbs moved since their lines were last looked for
@@ -382,6 +440,17 @@ impl Bits {
                 }
                 let mut marked = Self::lines(g, m);
                 gone |= marked;
+                // Two lines of three that do not touch hold six orbs at
+                // least: fewer marked orbs are one combo (no flood fill).
+                if marked != 0 && marked.count_ones() < 6 {
+                    on_combo(Combo {
+                        colour: colour as u8,
+                        size: marked.count_ones() as u8,
+                        pass,
+                        row: g.row_bits[..g.rows].iter().any(|&rm| rm & !marked == 0),
+                    });
+                    continue;
+                }
                 while marked != 0 {
                     // Grow one connected set of marked orbs from its lowest bit.
                     let mut comp = marked & marked.wrapping_neg();
@@ -407,6 +476,31 @@ impl Bits {
             }
             cleared += gone.count_ones();
             let before = b.masks;
+            #[cfg(target_arch = "x86_64")]
+            if PEXT {
+                use std::arch::x86_64::{_pdep_u64, _pext_u64};
+                // The cells kept, in order, go to the lowest cells of their
+                // columns: each column loses its top `lost` cells.
+                let keep = g.all & !gone;
+                let mut target = g.all;
+                for c in 0..g.cols {
+                    let shift = c * g.rows;
+                    let lost = ((gone >> shift) & g.col).count_ones();
+                    target ^= (g.col ^ (g.col >> lost)) << shift;
+                }
+                for m in b.masks.iter_mut() {
+                    if *m != 0 {
+                        // SAFETY: `PEXT` is only set where the processor
+                        // has BMI2 (`resolve`).
+                        *m = unsafe { _pdep_u64(_pext_u64(*m, keep), target) };
+                    }
+                }
+                moved = 0;
+                for (k, (now, was)) in b.masks.iter().zip(before).enumerate() {
+                    moved |= u32::from(*now != was) << k;
+                }
+                continue;
+            }
             // Each column with cleared cells packs what is left to its bottom.
             for c in 0..g.cols {
                 let shift = c * g.rows;
@@ -536,10 +630,26 @@ mod tests {
             let (g, o) = Orbs::from_board(&b).expect("orbs");
             let fast = o.resolve(&g);
             let (n, cleared, after) = resolve_naive(&g, &o);
+            // The portable falls (by table) agree with the BMI2 ones.
+            let bits = Bits::new(&g, &o);
+            let mut by_table = Vec::new();
+            let (t_after, t_cleared) = bits.resolve_by::<false, _>(&g, &mut |c| by_table.push(c));
+            prop_assert_eq!(&by_table, &fast.combos);
+            prop_assert_eq!(t_cleared, cleared);
+            prop_assert_eq!(t_after.orbs(&g), after);
             prop_assert_eq!(fast.combos.len(), n, "board {}", b);
             prop_assert_eq!(fast.cleared, cleared);
             prop_assert_eq!(fast.after, after);
             prop_assert_eq!(Bits::new(&g, &o).orbs(&g), o);
+            // Rows spanned per colour with three orbs or more, cell by cell.
+            let mut rows_spanned = 0;
+            for k in 0..COLOURS as u8 {
+                let rs: Vec<usize> = (0..rows * cols).filter(|&i| o.cells[i] == k).map(|i| i / cols).collect();
+                if rs.len() >= 3 {
+                    rows_spanned += rs.iter().max().unwrap_or(&0) - rs.iter().min().unwrap_or(&0);
+                }
+            }
+            prop_assert_eq!(Bits::new(&g, &o).row_spread(&g) as usize, rows_spanned);
         }
     }
 

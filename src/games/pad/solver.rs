@@ -5,24 +5,24 @@
 //! straight back); a state already seen this round, or kept in the beam of
 //! an earlier round (a shorter path to the same board and cursor), is
 //! dropped; the best `width` by rank go on. The rank shapes the objective's
-//! value of the board as it would resolve now (see [`shaped`]): combos of
-//! exactly three count more than bigger ones (they leave orbs for other
-//! combos), and colours spread over many columns count against. The best
-//! path seen at any depth is kept (ties go to the shorter, found first); the
-//! search stops when the objective's ceiling is reached (the board's
-//! theoretical maximum combos), at `max_path` steps, or when the budget says
-//! stop. Wide rounds expand on every core (rayon); children are merged in
-//! the beam's order, so the result does not depend on the thread count.
+//! value of the board as it would resolve now (see [`Ctx::shaped`]):
+//! combos that waste triples (a combo of four when the colour's orbs make
+//! exact triples) count against, and so do colours spread over many
+//! columns. The best path seen at any depth is kept (ties go to the
+//! shorter, found first); the search stops when the objective's ceiling is
+//! reached (the board's theoretical maximum combos), at `max_path` steps,
+//! or when the budget says stop. A round lists its new states on one
+//! thread, in the beam's order, each once (a Zobrist hash updated by the
+//! swap, open-addressing key sets); wide rounds evaluate them on every
+//! core (rayon), and ties in rank go to the earlier listed, so the result
+//! does not depend on the thread count.
 //!
 //! Pure and deterministic for a fixed width: the clock is only read through
 //! the [`Stop`] it is given.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use serde::{Deserialize, Serialize};
 
-use super::rules::{Bits, Combo, Geometry, Orbs, COLOURS, MAX_CELLS};
+use super::rules::{Bits, Combo, Geometry, Orbs, COLOURS, MAX_CELLS, MAX_COMBOS};
 use crate::games::Stop;
 use crate::rng::SplitMix64;
 
@@ -92,6 +92,8 @@ pub struct PadParams {
     /// States kept each round.
     pub width: usize,
     pub objective: Objective,
+    /// How states rank in the beam.
+    pub rank: Rank,
 }
 
 impl Default for PadParams {
@@ -101,6 +103,7 @@ impl Default for PadParams {
             diagonals: false,
             width: 4000,
             objective: Objective::Combos,
+            rank: Rank::default(),
         }
     }
 }
@@ -120,21 +123,76 @@ pub struct PadSolution {
     pub depth: usize,
 }
 
-/// Keys that are already well mixed hash to themselves.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {}
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
+/// A set of 64-bit keys that are already well mixed (Zobrist hashes):
+/// open addressing with linear probing, at most half full, the low bits of
+/// a key its home slot; 0 marks a free slot (a key of 0 is stored as 1).
+/// Cleared and reused across rounds without freeing.
+#[derive(Debug, Clone)]
+struct KeySet {
+    slots: Vec<u64>,
+    len: usize,
 }
 
-type Seen = HashSet<u64, BuildHasherDefault<Identity>>;
+impl KeySet {
+    fn new() -> Self {
+        KeySet {
+            slots: vec![0; 1 << 10],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.fill(0);
+            self.len = 0;
+        }
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        let key = key.max(1);
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                k if k == key => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds `key`; false if it was already there.
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let key = key.max(1);
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = key;
+                    self.len += 1;
+                    return true;
+                }
+                k if k == key => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        self.len = 0;
+        for k in old.into_iter().filter(|&k| k != 0) {
+            self.insert(k);
+        }
+    }
+}
 
 /// Zobrist keys: one per (cell, colour) and one per cursor cell.
 struct Keys {
@@ -178,9 +236,23 @@ struct Node {
     hash: u64,
     cur: u8,
     prev: u8,
+    /// Colour of the held orb (the start cell's, all along the path).
+    held: u8,
     /// Index of this node's last cell in the path arena.
     at: u32,
-    eval: f64,
+}
+
+/// One step out of a beam state, not yet evaluated: a new state (board and
+/// cursor) of this round.
+#[derive(Clone, Copy)]
+struct Step {
+    /// Index of the state in the beam.
+    parent: u32,
+    /// The cell entered and the colour of its orb.
+    next: u8,
+    colour: u8,
+    /// Board hash after the swap (without the cursor).
+    hash: u64,
 }
 
 /// A child made this round; it gets a place in the path arena only if it
@@ -188,17 +260,23 @@ struct Node {
 #[derive(Clone, Copy)]
 struct Child {
     node: Node,
+    /// Its rank in the beam ([`shaped`]).
+    eval: f64,
     value: f64,
     combos: u32,
     ceiling: bool,
 }
 
-/// Beams narrower than this expand on one thread (splitting costs more).
-const PARALLEL_FROM: usize = 256;
+/// Rounds with fewer new states than this evaluate on one thread
+/// (splitting costs more).
+const PARALLEL_FROM: usize = 768;
+/// Evaluations between two looks at the clock.
+const STOP_EVERY: usize = 32;
 
 /// The value of a resolution under `obj`, and whether it reaches the
-/// objective's ceiling.
-fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u32) -> (f64, bool) {
+/// objective's ceiling (`after`: the board after it).
+#[inline]
+fn value(obj: &Objective, combos: &[Combo], after: &Bits, max_combos: u32) -> (f64, bool) {
     let n = combos.len() as f64;
     match obj {
         Objective::Combos => (n, combos.len() as u32 >= max_combos),
@@ -218,7 +296,7 @@ fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u
             (v, false)
         }
         Objective::ClearColour { colour } => {
-            let done = left[*colour as usize] == 0;
+            let done = after.masks[*colour as usize % COLOURS] == 0;
             (
                 if done { 100.0 + n } else { n },
                 done && combos.len() as u32 >= max_combos,
@@ -235,67 +313,116 @@ fn value(obj: &Objective, combos: &[Combo], left: &[u32; COLOURS], max_combos: u
     }
 }
 
-/// Everything a round's expansion reads.
+/// What a resolution did, as the rank needs it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    combos: u32,
+    passes: u32,
+    by_colour: [u8; COLOURS],
+}
+
+impl Tally {
+    #[inline]
+    fn add(&mut self, c: &Combo) {
+        self.combos += 1;
+        self.passes = self.passes.max(c.pass as u32 + 1);
+        self.by_colour[c.colour as usize % COLOURS] += 1;
+    }
+}
+
+/// Weights of the beam's ranking ([`Ctx::shaped`]), per unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Rank {
+    /// A combo made if the drag ended now.
+    pub combo: f64,
+    /// A triple lost for good by the combos made now: per colour, its
+    /// triples (orbs / 3) less its combos and the triples its orbs left
+    /// could still make.
+    pub wasted_triple: f64,
+    /// A column spanned by a colour with three orbs or more, on the board
+    /// before and after resolving.
+    pub column: f64,
+    /// A row spanned, the same way.
+    pub row: f64,
+    /// A cascade pass.
+    pub pass: f64,
+}
+
+impl Default for Rank {
+    fn default() -> Self {
+        Rank {
+            combo: 30.0,
+            wasted_triple: 10.0,
+            column: 1.0,
+            row: 1.0,
+            pass: 1.0,
+        }
+    }
+}
+
+/// Everything a round's evaluation reads.
 struct Ctx<'a> {
     g: &'a Geometry,
-    keys: &'a Keys,
     p: &'a PadParams,
     max_combos: u32,
-    dirs: usize,
-    /// States that went on in an earlier round (board and cursor): reached
-    /// again by a longer path, they are dropped.
-    visited: &'a Seen,
+    /// Triples each colour has (its orbs / 3).
+    triples: [u32; COLOURS],
     stop: &'a dyn Stop,
 }
 
 impl Ctx<'_> {
-    /// The children of `beam` (one step each, never straight back, none
-    /// seen before), in order; stops early when the budget says so.
-    fn expand(&self, beam: &[Node]) -> Vec<Child> {
-        let (g, keys) = (self.g, self.keys);
-        let mut out = Vec::with_capacity(beam.len() * 3);
-        let mut combos: Vec<Combo> = Vec::with_capacity(16);
-        for node in beam {
-            let cur = node.cur as usize;
-            for dir in 0..self.dirs {
-                let Some(next) = g.step(cur, dir) else {
-                    continue;
-                };
-                if next as u8 == node.prev {
-                    continue;
-                }
-                let (a, b) = (node.bits.colour(g, cur), node.bits.colour(g, next));
-                let hash = node.hash
-                    ^ keys.orb(cur, a)
-                    ^ keys.orb(next, b)
-                    ^ keys.orb(cur, b)
-                    ^ keys.orb(next, a);
-                if self.visited.contains(&(hash ^ keys.cursor[next])) {
-                    continue;
-                }
-                let mut o = node.bits;
-                o.swap(g, cur, a, next, b);
-                combos.clear();
-                let (after, _) = o.resolve(g, &mut |c| combos.push(c));
-                let left = after.counts();
-                let (v, ceiling) = value(&self.p.objective, &combos, &left, self.max_combos);
-                out.push(Child {
-                    node: Node {
-                        bits: o,
-                        hash,
-                        cur: next as u8,
-                        prev: cur as u8,
-                        at: node.at,
-                        eval: shaped(g, &o, &after, &combos, v),
-                    },
-                    value: v,
-                    combos: combos.len() as u32,
-                    ceiling,
-                });
-            }
-            if self.stop.should_stop() {
+    /// The children of `beam` that `steps` name, in order: each board
+    /// swapped, resolved and ranked; stops early when the budget says so.
+    fn evaluate(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+        match self.p.objective {
+            Objective::Combos => self.evaluate_with::<false>(beam, steps),
+            _ => self.evaluate_with::<true>(beam, steps),
+        }
+    }
+
+    /// [`Ctx::evaluate`]; `LIST`: the objective needs the combos listed
+    /// (not only counted).
+    #[inline(always)]
+    fn evaluate_with<const LIST: bool>(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+        let g = self.g;
+        let mut out = Vec::with_capacity(steps.len());
+        let mut combos: Vec<Combo> = Vec::with_capacity(MAX_COMBOS);
+        for (i, s) in steps.iter().enumerate() {
+            if i % STOP_EVERY == STOP_EVERY - 1 && self.stop.should_stop() {
                 break;
             }
+            let node = &beam[s.parent as usize];
+            let (cur, next) = (node.cur as usize, s.next as usize);
+            let mut o = node.bits;
+            o.swap(g, cur, node.held, next, s.colour);
+            combos.clear();
+            let mut tally = Tally::default();
+            let (after, _) = o.resolve(g, &mut |c: Combo| {
+                tally.add(&c);
+                if LIST {
+                    combos.push(c);
+                }
+            });
+            let (v, ceiling) = if LIST {
+                value(&self.p.objective, &combos, &after, self.max_combos)
+            } else {
+                (tally.combos as f64, tally.combos >= self.max_combos)
+            };
+            out.push(Child {
+                node: Node {
+                    bits: o,
+                    hash: s.hash,
+                    cur: next as u8,
+                    prev: cur as u8,
+                    held: node.held,
+                    at: node.at,
+                },
+                eval: self.shaped(&o, &after, &tally, v),
+                value: v,
+                combos: tally.combos,
+                ceiling,
+            });
         }
         out
     }
@@ -303,13 +430,16 @@ impl Ctx<'_> {
 
 /// Searches a path for the board `orbs` of shape `g`: a beam of `p.width`
 /// states a round, at most `p.max_path` rounds. The same result on one
-/// thread or many (children are merged in the beam's order).
+/// thread or many: the new states of a round are listed (and duplicates
+/// dropped) in the beam's order on one thread, evaluated in parallel, and
+/// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
     use rayon::prelude::*;
 
     let keys = Keys::new();
     let max_combos = orbs.max_combos(g);
     let n = g.cells();
+    let dirs = if p.diagonals { 8 } else { 4 };
     // Path arena: (parent index, cell).
     let mut arena: Vec<(u32, u8)> =
         Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n);
@@ -324,45 +454,73 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 hash: base_hash,
                 cur: i as u8,
                 prev: u8::MAX,
+                held: orbs.cells[i],
                 at: arena.len() as u32 - 1,
-                eval: 0.0,
             }
         })
         .collect();
     let mut best: Option<(f64, u32, u32, usize)> = None; // (value, combos, arena index, depth)
     let mut depth = 0;
-    let mut seen: Seen = Seen::default();
-    let mut visited: Seen = Seen::default();
+    // States listed this round; states that went on in an earlier round
+    // (board and cursor): reached again by a longer path, they are dropped.
+    let mut seen = KeySet::new();
+    let mut visited = KeySet::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut rank: Vec<(f64, u32)> = Vec::new();
+    let ctx = Ctx {
+        g,
+        p,
+        max_combos,
+        triples: bits.counts().map(|k| k / 3),
+        stop,
+    };
     for d in 1..=p.max_path {
         depth = d;
-        let ctx = Ctx {
-            g,
-            keys: &keys,
-            p,
-            max_combos,
-            dirs: if p.diagonals { 8 } else { 4 },
-            visited: &visited,
-            stop,
-        };
-        let made: Vec<Child> = if beam.len() < PARALLEL_FROM {
-            ctx.expand(&beam)
+        // The new states, in the beam's order, each once.
+        steps.clear();
+        seen.clear();
+        for (k, node) in beam.iter().enumerate() {
+            let cur = node.cur as usize;
+            for dir in 0..dirs {
+                let Some(next) = g.step(cur, dir) else {
+                    continue;
+                };
+                if next as u8 == node.prev {
+                    continue;
+                }
+                let (a, b) = (node.held, node.bits.colour(g, next));
+                let hash = node.hash
+                    ^ keys.orb(cur, a)
+                    ^ keys.orb(next, b)
+                    ^ keys.orb(cur, b)
+                    ^ keys.orb(next, a);
+                let key = hash ^ keys.cursor[next];
+                if visited.contains(key) || !seen.insert(key) {
+                    continue;
+                }
+                steps.push(Step {
+                    parent: k as u32,
+                    next: next as u8,
+                    colour: b,
+                    hash,
+                });
+            }
+        }
+        let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
+            ctx.evaluate(&beam, &steps)
         } else {
-            let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
-            beam.par_chunks(chunk)
-                .map(|c| ctx.expand(c))
+            let chunk = steps.len().div_ceil(rayon::current_num_threads() * 4);
+            steps
+                .par_chunks(chunk)
+                .map(|c| ctx.evaluate(&beam, c))
                 .collect::<Vec<_>>()
                 .concat()
         };
-        // Merge in order: the first of equal states stays, the first of
-        // equal values is the best.
-        seen.clear();
-        let mut children: Vec<Node> = Vec::with_capacity(made.len());
+        // In order: the first of equal values is the best.
+        rank.clear();
         let mut round_best: Option<&Child> = None;
         let mut ceiling = false;
-        for c in &made {
-            if !seen.insert(c.node.hash ^ keys.cursor[c.node.cur as usize]) {
-                continue;
-            }
+        for (i, c) in made.iter().enumerate() {
             nodes += 1;
             let better = round_best.is_none_or(|b| c.value > b.value);
             if better && best.is_none_or(|(bv, ..)| c.value > bv) {
@@ -373,25 +531,30 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 ceiling = true;
                 break;
             }
-            children.push(c.node);
+            rank.push((c.eval, i as u32));
         }
         if let Some(c) = round_best {
             arena.push((c.node.at, c.node.cur));
             best = Some((c.value, c.combos, arena.len() as u32 - 1, d));
         }
-        if ceiling || children.is_empty() || stop.should_stop() {
+        if ceiling || rank.is_empty() || stop.should_stop() {
             break;
         }
-        if children.len() > p.width {
-            children.select_nth_unstable_by(p.width - 1, |x, y| y.eval.total_cmp(&x.eval));
-            children.truncate(p.width);
+        // The best `width` by rank, ties to the earlier listed.
+        if rank.len() > p.width {
+            rank.select_nth_unstable_by(p.width - 1, |x, y| {
+                y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
+            });
+            rank.truncate(p.width);
         }
-        for c in children.iter_mut() {
+        beam.clear();
+        for &(_, i) in &rank {
+            let mut c = made[i as usize].node;
             visited.insert(c.hash ^ keys.cursor[c.cur as usize]);
             arena.push((c.at, c.cur));
             c.at = arena.len() as u32 - 1;
+            beam.push(c);
         }
-        beam = children;
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
@@ -499,21 +662,31 @@ pub fn solve_anytime(
     b
 }
 
-/// How a state ranks in the beam: 30 per combo of three and 20 per bigger
-/// one (a combo of exactly three leaves the most orbs for others), the
-/// objective's bonus, one per cascade pass, less the columns each colour
-/// spans on the board before and after resolving (orbs of a colour
-/// gathered in few columns are on the way to lines).
-#[inline]
-fn shaped(g: &Geometry, swapped: &Bits, after: &Bits, combos: &[Combo], v: f64) -> f64 {
-    let n = combos.len() as f64;
-    let mut e = 30.0 * (v - n);
-    let mut passes = 0;
-    for c in combos {
-        e += if c.size == 3 { 30.0 } else { 20.0 };
-        passes = passes.max(c.pass as u32 + 1);
+impl Ctx<'_> {
+    /// How a state ranks in the beam ([`Rank`]): the combos the drag
+    /// would make now, the objective's bonus on top (30 a point), less the
+    /// triples those combos waste (a combo of four when the colour has six
+    /// orbs leaves two that can never match; one of four when it has seven
+    /// wastes nothing), less the columns (and rows) each colour spans on
+    /// the board before and after resolving (orbs of a colour gathered in
+    /// few columns are on the way to lines), plus one per cascade pass.
+    #[inline]
+    fn shaped(&self, swapped: &Bits, after: &Bits, t: &Tally, v: f64) -> f64 {
+        let (g, w) = (self.g, &self.p.rank);
+        let n = t.combos as f64;
+        let mut lost = 0;
+        for c in 0..COLOURS {
+            let kept = t.by_colour[c] as u32 + after.masks[c].count_ones() / 3;
+            lost += self.triples[c].saturating_sub(kept);
+        }
+        let mut e = w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64
+            + w.pass * t.passes as f64
+            - w.column * (swapped.column_spread(g) + after.column_spread(g)) as f64;
+        if w.row != 0.0 {
+            e -= w.row * (swapped.row_spread(g) + after.row_spread(g)) as f64;
+        }
+        e
     }
-    e - swapped.column_spread(g) as f64 - after.column_spread(g) as f64 + passes as f64
 }
 
 #[cfg(test)]
@@ -587,6 +760,56 @@ mod tests {
             let (ra, ca, rb, cb) = (a / 6, a % 6, b / 6, b % 6);
             assert_eq!((ra - rb).abs() + (ca - cb).abs(), 1);
         }
+    }
+
+    /// The open-addressing key set against the standard one, through
+    /// growth and clearing, keys 0 and 1 included (stored as one).
+    #[test]
+    fn key_set_matches_hash_set() {
+        let mut r = SplitMix64::new(11);
+        let mut fast = KeySet::new();
+        let mut naive = std::collections::HashSet::new();
+        for round in 0..3 {
+            for _ in 0..5000 {
+                // Few distinct keys so that repeats are common.
+                let k = match r.below(50) {
+                    0 => 0,
+                    1 => 1,
+                    _ => (r.below(4000) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                };
+                assert_eq!(fast.contains(k), naive.contains(&k.max(1)), "round {round}");
+                assert_eq!(fast.insert(k), naive.insert(k.max(1)), "round {round}");
+            }
+            assert_eq!(fast.len, naive.len());
+            fast.clear();
+            naive.clear();
+        }
+    }
+
+    /// Exact signatures on a fixed board: the same path, combos and node
+    /// count on one thread and on several.
+    #[test]
+    fn fixed_width_signature() {
+        let (g, o) = orbs("033324/132134/302324/420155/421424");
+        let p = PadParams {
+            width: 1000,
+            ..PadParams::default()
+        };
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool")
+            .install(|| solve(&g, &o, &p, &NeverStop));
+        let many = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .expect("a pool")
+            .install(|| solve(&g, &o, &p, &NeverStop));
+        assert_eq!(one, many);
+        assert_eq!(
+            (one.combos, one.max_combos, one.path.len() - 1, one.nodes),
+            (8, 8, 30, 63410)
+        );
     }
 
     #[test]
