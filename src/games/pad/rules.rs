@@ -401,8 +401,8 @@ impl Bits {
     #[inline]
     pub fn resolve<F: FnMut(Combo) + ?Sized>(&self, g: &Geometry, on_combo: &mut F) -> (Bits, u32) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the processor has BMI2 (checked just above).
+        if fast_pdep() {
+            // SAFETY: the processor has BMI2 (checked by `fast_pdep`).
             return unsafe { self.resolve_bmi2(g, on_combo) };
         }
         self.resolve_by::<false, F>(g, on_combo)
@@ -606,6 +606,29 @@ pub fn resolve_naive(g: &Geometry, o: &Orbs) -> (usize, u32, Orbs) {
         }
     }
     (combos, cleared, Orbs { cells })
+}
+
+/// True when the processor has BMI2 and runs PDEP/PEXT in hardware: AMD
+/// before Zen 3 (families up to 0x18) microcodes them at some 250 cycles
+/// each, slower than the table fall. Checked once.
+#[cfg(target_arch = "x86_64")]
+fn fast_pdep() -> bool {
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return false;
+        }
+        // CPUID leaves 0 (vendor) and 1 (family) exist on every x86-64.
+        let (v, f) = (std::arch::x86_64::__cpuid(0), std::arch::x86_64::__cpuid(1));
+        let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        let base = (f.eax >> 8) & 0xf;
+        let family = if base == 0xf {
+            base + ((f.eax >> 20) & 0xff)
+        } else {
+            base
+        };
+        !(amd && family < 0x19)
+    })
 }
 
 #[cfg(test)]
