@@ -201,6 +201,89 @@ impl Edges {
             .collect()
     }
 
+    /// Vertical-edge strength at pixel `(x, y)` (between columns x and x+1).
+    fn ex(&self, x: usize, y: usize) -> f32 {
+        (self.colsum[(y + 1) * self.w + x] - self.colsum[y * self.w + x]) as f32
+    }
+
+    /// Horizontal-edge strength at pixel `(x, y)` (between rows y and y+1).
+    fn ey(&self, x: usize, y: usize) -> f32 {
+        let r = y * (self.w + 1);
+        (self.rowsum[r + x + 1] - self.rowsum[r + x]) as f32
+    }
+
+    /// Where along the other axis a comb's lattice holds: per line across
+    /// the comb (a pixel row for a comb of vertical edges, `vertical`), the
+    /// edge strength at the teeth minus that half a pitch away, smoothed over
+    /// a pitch; the stretch around the strongest line where it stays above a
+    /// quarter of the peak, widened by half a pitch. `None` when the lattice
+    /// holds nowhere.
+    fn support(&self, c: &Comb, vertical: bool) -> Option<(usize, usize)> {
+        let (along, across) = if vertical {
+            (self.w, self.h)
+        } else {
+            (self.h, self.w)
+        };
+        let at = |t: usize, line: usize| {
+            if vertical {
+                self.ex(t, line)
+            } else {
+                self.ey(line, t)
+            }
+        };
+        let teeth: Vec<(usize, usize)> = (c.k0..=c.k1)
+            .filter_map(|k| {
+                let t = c.tooth(k).round();
+                let m = (c.tooth(k) + c.pitch / 2.0).round();
+                (t >= 1.0 && t + 1.0 < along as f64 && m < along as f64)
+                    .then_some((t as usize, m as usize))
+            })
+            .collect();
+        if teeth.len() < 2 {
+            return None;
+        }
+        let v: Vec<f32> = (0..across)
+            .map(|line| {
+                teeth
+                    .iter()
+                    .map(|&(t, m)| {
+                        let tooth = at(t - 1, line).max(at(t, line)).max(at(t + 1, line));
+                        tooth - at(m, line)
+                    })
+                    .sum::<f32>()
+                    / teeth.len() as f32
+            })
+            .collect();
+        let win = (c.pitch.round() as usize).max(1);
+        let pre = prefix(&v);
+        let smooth: Vec<f32> = (0..across)
+            .map(|i| {
+                let a = i.saturating_sub(win / 2);
+                let b = (i + win / 2 + 1).min(across);
+                interval_mean(&pre, a, b)
+            })
+            .collect();
+        let (peak_i, peak) = smooth
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
+        if peak <= 0.0 {
+            return None;
+        }
+        let limit = 0.25 * peak;
+        let mut a = peak_i;
+        while a > 0 && smooth[a - 1] >= limit {
+            a -= 1;
+        }
+        let mut b = peak_i + 1;
+        while b < across && smooth[b] >= limit {
+            b += 1;
+        }
+        let pad = win / 2;
+        Some((a.saturating_sub(pad), (b + pad).min(across)))
+    }
+
     /// Mean horizontal-edge strength per row over columns `x0..x1`.
     fn y_profile(&self, x0: usize, x1: usize) -> Vec<f32> {
         let n = (x1 - x0).max(1) as f32;
@@ -852,6 +935,19 @@ pub fn find_grid(
     hints: Hints,
     params: &FindParams,
 ) -> Result<FoundGrid, VisionError> {
+    let mut all = find_candidates(img, hints, params)?;
+    Ok(all.swap_remove(0))
+}
+
+/// Every lattice that passed the tests, best first (never empty): what
+/// [`find_grid`] chose from, for diagnostics.
+///
+/// Errors: as [`find_grid`].
+pub fn find_candidates(
+    img: &RgbImage,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<Vec<FoundGrid>, VisionError> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let least = (params.min_pitch * params.min_cells as f64) as usize;
     if w < least || h < least {
@@ -891,36 +987,69 @@ pub fn find_grid(
         max_pitch: (c.pitch * 2.0).min(params.max_pitch),
         ..*params
     };
+    // Square tiles (the common case) are always tried.
+    let square = |c: &Comb| FindParams {
+        min_pitch: (c.pitch * 0.97).max(params.min_pitch),
+        max_pitch: (c.pitch * 1.03).min(params.max_pitch),
+        pitch_step: 0.005,
+        ..*params
+    };
     let mut pairs: Vec<(Comb, Comb)> = Vec::new();
+    // The other axis' comb over this one's extent, and again over only the
+    // stretch of the other axis where this comb's lattice holds (so text or
+    // UI beside the board cannot set the other pitch).
+    let shifted = |c: Comb, by: usize| Comb {
+        phase: c.phase + by as f64,
+        ..c
+    };
     for a in &cx {
         let (x0, x1) = span(a, w);
-        for b in combs(&edges.y_profile(x0, x1), &near(a), 2) {
+        let py = edges.y_profile(x0, x1);
+        for b in combs(&py, &near(a), 2) {
             pairs.push((*a, b));
+        }
+        if let Some((y0, y1)) = edges.support(a, true) {
+            for b in combs(&py[y0..y1], &near(a), 2)
+                .into_iter()
+                .chain(combs(&py[y0..y1], &square(a), 1))
+            {
+                pairs.push((*a, shifted(b, y0)));
+            }
         }
     }
     for b in &cy {
         let (y0, y1) = span(b, h);
-        for a in combs(&edges.x_profile(y0, y1), &near(b), 2) {
+        let px = edges.x_profile(y0, y1);
+        for a in combs(&px, &near(b), 2) {
             pairs.push((a, *b));
         }
+        if let Some((x0, x1)) = edges.support(b, false) {
+            for a in combs(&px[x0..x1], &near(b), 2)
+                .into_iter()
+                .chain(combs(&px[x0..x1], &square(b), 1))
+            {
+                pairs.push((shifted(a, x0), *b));
+            }
+        }
     }
-    let mut best: Option<FoundGrid> = None;
+    let mut all: Vec<FoundGrid> = Vec::new();
     let mut why = String::from("no candidate grid");
+
     for (a, b) in &pairs {
         let aspect = a.pitch / b.pitch;
         if !(0.5..=2.0).contains(&aspect) {
             continue;
         }
         match evaluate(img, &edges, *a, *b, hints, params) {
-            Ok(f) => {
-                if best.as_ref().is_none_or(|b| f.score > b.score) {
-                    best = Some(f);
-                }
-            }
+            Ok(mut f) => all.append(&mut f),
             Err(e) => why = e,
         }
     }
-    best.ok_or_else(|| no_board(why))
+    if all.is_empty() {
+        return Err(no_board(why));
+    }
+    all.sort_by(|a, b| b.score.total_cmp(&a.score));
+    Ok(all)
 }
 
 /// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
@@ -948,7 +1077,7 @@ fn evaluate(
     cy: Comb,
     hints: Hints,
     params: &FindParams,
-) -> Result<FoundGrid, String> {
+) -> Result<Vec<FoundGrid>, String> {
     let (w, h) = (edges.w, edges.h);
     // Ranges (pixel) of the current estimate along each axis.
     let mut xr = (cx.tooth(cx.k0), cx.tooth(cx.k1));
@@ -1024,7 +1153,7 @@ fn evaluate(
             ca.periodicity, cb.periodicity, params.min_periodicity
         ));
     }
-    let mut best: Option<FoundGrid> = None;
+    let mut found: Vec<FoundGrid> = Vec::new();
     let mut why = String::new();
     for xs in &xa {
         for ys in &ya {
@@ -1037,8 +1166,8 @@ fn evaluate(
             match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity)
             {
                 Some((score, uniform, contrast)) => {
-                    let score = score * (sides.min(100.0) as f64).sqrt();
-                    if best.as_ref().is_none_or(|b| score > b.score) {
+                    let (fx, fy) = line_fractions(edges, xs, ys);
+                    let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
                         let grid = Grid {
                             left: xs.centre - xs.tile / 2.0,
                             top: ys.centre - ys.tile / 2.0,
@@ -1047,7 +1176,7 @@ fn evaluate(
                             gap_x: xs.pitch - xs.tile,
                             gap_y: ys.pitch - ys.tile,
                         };
-                        best = Some(FoundGrid {
+                        found.push(FoundGrid {
                             rows: ys.count,
                             cols: xs.count,
                             grid,
@@ -1056,7 +1185,6 @@ fn evaluate(
                             score,
                             cells: cells.iter().map(|c| c.0).collect(),
                         });
-                    }
                 }
                 None => {
                     let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
@@ -1072,7 +1200,11 @@ fn evaluate(
             }
         }
     }
-    best.ok_or(why)
+    if found.is_empty() {
+        Err(why)
+    } else {
+        Ok(found)
+    }
 }
 
 /// Edge strength at the tile sides of one lattice axis over a band of the
@@ -1102,6 +1234,42 @@ fn side_strengths(p: &[f32], a: &Axis) -> (Vec<f32>, f32) {
         0.0
     };
     (per, mean)
+}
+
+/// The fraction of an axis' tiles whose two sides are edges and whose middle
+/// is not: per tile, the strongest profile value near each side (within 8 %
+/// of the pitch) must beat 1.5 x the strongest near its centre line (within
+/// 4 %). A lattice at the right pitch has all of them; at twice the pitch the
+/// middles are tile edges too, at half (or two thirds, three halves) the
+/// pitch some sides fall inside tiles.
+fn line_fraction(p: &[f32], a: &Axis) -> f64 {
+    let near = |t: f64, r: f64| {
+        let (lo, hi) = (
+            (t - r).floor().max(0.0) as usize,
+            ((t + r).ceil() as usize + 1).min(p.len()),
+        );
+        p[lo.min(hi)..hi].iter().copied().fold(0.0, f32::max)
+    };
+    let (rs, rm) = ((0.08 * a.pitch).max(1.5), (0.04 * a.pitch).max(1.0));
+    let good = (0..a.count)
+        .filter(|&i| {
+            // Profile index = pixel position - 1.
+            let c = a.centre + i as f64 * a.pitch - 1.0;
+            let side = near(c - a.tile / 2.0, rs).min(near(c + a.tile / 2.0, rs));
+            side > 1.5 * near(c, rm)
+        })
+        .count();
+    good as f64 / a.count.max(1) as f64
+}
+
+/// [`line_fraction`] of both axes of a lattice (x, y).
+fn line_fractions(edges: &Edges, xs: &Axis, ys: &Axis) -> (f64, f64) {
+    let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
+    let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
+    (
+        line_fraction(&edges.x_profile(y0, y1), xs),
+        line_fraction(&edges.y_profile(x0, x1), ys),
+    )
 }
 
 /// The band of pixels `[a, b)` covered by tiles `i0..i1` of an axis.
