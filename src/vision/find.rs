@@ -1049,7 +1049,112 @@ pub fn find_candidates(
         return Err(no_board(why));
     }
     all.sort_by(|a, b| b.score.total_cmp(&a.score));
+    // A lattice twice too coarse along an axis passes every test above (its
+    // cells are uniform, its sides are edges); the finer lattice explains
+    // the picture better when it passes them too.
+    for vertical in [true, false] {
+        if let Some(finer) = halved(img, &edges, &all[0], vertical, hints, params) {
+            all.insert(0, finer);
+        }
+    }
     Ok(all)
+}
+
+/// The axes of a found grid.
+fn axes_of(f: &FoundGrid) -> (Axis, Axis) {
+    let g = &f.grid;
+    (
+        Axis {
+            pitch: g.pitch_x(),
+            centre: g.left + g.cell_width / 2.0,
+            count: f.cols,
+            tile: g.cell_width,
+        },
+        Axis {
+            pitch: g.pitch_y(),
+            centre: g.top + g.cell_height / 2.0,
+            count: f.rows,
+            tile: g.cell_height,
+        },
+    )
+}
+
+/// The lattice at half the pitch of `f` along one axis (columns when
+/// `vertical`), when its cells pass the lattice tests at either phase (tile
+/// centres between `f`'s, or `f`'s own centres and the lines between them)
+/// and the cells it adds are not mostly one colour (gaps between tiles);
+/// then found again at that pitch (refined pitch, tile size, extent).
+fn halved(
+    img: &RgbImage,
+    edges: &Edges,
+    f: &FoundGrid,
+    vertical: bool,
+    hints: Hints,
+    params: &FindParams,
+) -> Option<FoundGrid> {
+    let (xs, ys) = axes_of(f);
+    let (a, b) = if vertical { (xs, ys) } else { (ys, xs) };
+    let fixed = if vertical { hints.cols } else { hints.rows };
+    if fixed.is_some() || 2 * a.count > params.max_cells || a.pitch / 2.0 < params.min_pitch {
+        return None;
+    }
+    let half = a.pitch / 2.0;
+    let passes = [a.centre - half / 2.0, a.centre - half].iter().any(|&centre| {
+        let fine = Axis {
+            pitch: half,
+            centre,
+            count: 2 * a.count + usize::from(centre < a.centre - half / 2.0),
+            tile: half * 0.8,
+        };
+        let (fx, fy) = if vertical { (fine, b) } else { (b, fine) };
+        let cells = sample_cells(img, &fx, &fy, params);
+        if score_lattice(&cells, &fx, &fy, params).is_none() {
+            return false;
+        }
+        // The added cells (every other one along the axis at the second
+        // phase) must not be one colour.
+        if centre < a.centre - half / 2.0 {
+            let added: Vec<(Lab, f32)> = cells
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    let k = if vertical { i % fx.count } else { i / fx.count };
+                    k % 2 == 0
+                })
+                .map(|(_, c)| *c)
+                .collect();
+            if mode_fraction(&added) > params.max_mode {
+                return false;
+            }
+        }
+        true
+    });
+    if !passes {
+        return None;
+    }
+    // Find it again at the finer pitch over the same stretch.
+    let (ya0, ya1) = band_of(&b, 0, b.count, if vertical { edges.h } else { edges.w });
+    let (xa0, xa1) = band_of(&a, 0, a.count, if vertical { edges.w } else { edges.h });
+    let (pa, pb) = if vertical {
+        (edges.x_profile(ya0, ya1), edges.y_profile(xa0, xa1))
+    } else {
+        (edges.y_profile(ya0, ya1), edges.x_profile(xa0, xa1))
+    };
+    let around = |pitch: f64| FindParams {
+        min_pitch: (pitch * 0.97).max(params.min_pitch),
+        max_pitch: (pitch * 1.03).min(params.max_pitch),
+        pitch_step: 0.005,
+        ..*params
+    };
+    let ca = combs(&pa, &around(half), 1).into_iter().next()?;
+    let cb = combs(&pb, &around(b.pitch), 1).into_iter().next()?;
+    let (cx, cy) = if vertical { (ca, cb) } else { (cb, ca) };
+    let found = evaluate(img, edges, cx, cy, hints, params).ok()?;
+    let count = |g: &FoundGrid| if vertical { g.cols } else { g.rows };
+    found
+        .into_iter()
+        .filter(|g| 2 * count(g) > 3 * a.count / 2 + 1 && count(g) > a.count)
+        .max_by(|x, y| x.score.total_cmp(&y.score))
 }
 
 /// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
