@@ -2,7 +2,8 @@
 //! first, for a picture file or a synthetic case of `tests/vision_auto.rs`.
 //!
 //! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
-//! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture).
+//! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
+//! or `-- phone` (the benches' 1080x1920 phone capture).
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_candidates, FindParams, Hints};
@@ -12,7 +13,13 @@ mod synth;
 
 fn main() {
     for arg in std::env::args().skip(1) {
-        let img = if let Some(seed) = arg.strip_prefix("seed:") {
+        let img = if arg == "phone" {
+            // The benches' phone capture.
+            let style = synth::Style::phone();
+            let mut rng = synth::Rng::new(11);
+            let board = synth::random_board(&mut rng, 5, 6, 6, 0.0);
+            synth::render(&board, &style, 11).0
+        } else if let Some(seed) = arg.strip_prefix("seed:") {
             let Ok(seed) = seed.parse::<u64>() else {
                 eprintln!("{arg}: not a seed");
                 continue;

@@ -87,6 +87,10 @@ pub struct FindParams {
     pub max_same: f64,
     /// Least ratio of tooth strength to the strength between teeth.
     pub min_periodicity: f32,
+    /// A lattice at half the pitch of the best replaces it when its cells
+    /// pass the lattice tests and its score is at least this fraction of
+    /// the best's.
+    pub finer_score: f64,
 }
 
 impl Default for FindParams {
@@ -111,6 +115,7 @@ impl Default for FindParams {
             max_mode: 0.7,
             max_same: 0.75,
             min_periodicity: 1.5,
+            finer_score: 0.5,
         }
     }
 }
@@ -310,6 +315,8 @@ struct Comb {
     periodicity: f32,
     /// The noise allowance per tooth the run was scored with.
     allowance: f32,
+    /// How far (pixels) the true phase may be from `phase`.
+    slack: f64,
 }
 
 impl Comb {
@@ -349,10 +356,6 @@ fn tooth_at(p: &[f32], t: f64) -> f32 {
 /// minus the mean strength between it and the next tooth. Coarse teeth take
 /// the strongest value within a pixel (for the pitch ladder); fine teeth the
 /// value interpolated at the exact position (for sub-pixel refinement).
-fn gains(p: &[f32], pre: &[f64], pitch: f64, phase: f64, out: &mut Vec<(f32, f32)>) {
-    gains_with(p, pre, pitch, phase, false, out)
-}
-
 fn gains_with(
     p: &[f32],
     pre: &[f64],
@@ -381,6 +384,53 @@ fn gains_with(
             interval_mean(pre, a, b)
         };
         out.push((tooth, between));
+        k += 1;
+    }
+}
+
+/// The profile dilated by `r`: the largest value within `r` places.
+fn dilate(p: &[f32], r: usize) -> Vec<f32> {
+    let n = p.len();
+    (0..n)
+        .map(|i| {
+            p[i.saturating_sub(r)..(i + r + 1).min(n)]
+                .iter()
+                .copied()
+                .fold(0.0, f32::max)
+        })
+        .collect()
+}
+
+/// [`gains`] with teeth read from a profile dilated by `r` (`dp`) and the
+/// stretch between teeth kept `r + 1` away from them.
+fn gains_coarse(
+    dp: &[f32],
+    pre: &[f64],
+    pitch: f64,
+    phase: f64,
+    r: usize,
+    out: &mut Vec<(f32, f32)>,
+) {
+    out.clear();
+    let n = dp.len();
+    let gap = (r + 1) as f64;
+    let mut k = 0usize;
+    loop {
+        let t = phase + k as f64 * pitch;
+        let i = t.round() as usize;
+        if i >= n {
+            break;
+        }
+        let a = (t + gap).round() as usize;
+        let b = ((t + pitch - gap).round() as usize).min(n);
+        let between = if b > a {
+            interval_mean(pre, a, b)
+        } else {
+            let a = (t - pitch + gap).round().max(0.0) as usize;
+            let b = (t - gap).round().max(0.0) as usize;
+            interval_mean(pre, a, b)
+        };
+        out.push((dp[i], between));
         k += 1;
     }
 }
@@ -419,34 +469,56 @@ fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
     if peak <= 0.0 {
         return Vec::new();
     }
+    // Coarse teeth: the profile dilated by `r` (the strongest value within r
+    // pixels), phases `2r` apart, with r about a sixteenth of the pitch (a
+    // power of two, 1..=8): every phase is covered and the cost per pitch
+    // falls with the pitch. The fine comb recovers the exact phase.
+    let mut dilated: Vec<(usize, Vec<f32>)> = Vec::new();
     let mut per_pitch: Vec<Comb> = Vec::new();
     let mut g = Vec::new();
-    let mut all: Vec<f32> = Vec::new();
+    let mut all: Vec<(f32, f32)> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut diffs: Vec<f32> = Vec::new();
     let mut pitch = params.min_pitch;
     while pitch <= max_pitch {
+        let mut r = 1usize;
+        while r < 8 && (2 * r) as f64 * 16.0 <= pitch {
+            r *= 2;
+        }
+        if !dilated.iter().any(|d| d.0 == r) {
+            dilated.push((r, dilate(p, r)));
+        }
+        let Some(dp) = dilated.iter().find(|d| d.0 == r).map(|d| &d.1) else {
+            break;
+        };
         let mut best: Option<Comb> = None;
         let phases = pitch.ceil() as usize;
         // First pass: the gains of all teeth at all phases. Most are noise
         // (their median); the strongest few (0.5 %, at least 3) are what a
         // tile edge looks like. A single strong UI line cannot set the scale.
         all.clear();
-        for ph in 0..phases {
-            gains(p, &pre, pitch, ph as f64, &mut g);
-            all.extend(g.iter().map(|&(t, b)| t - b));
+        spans.clear();
+        for ph in (0..phases).step_by(2 * r) {
+            gains_coarse(dp, &pre, pitch, ph as f64, r, &mut g);
+            spans.push((all.len(), g.len()));
+            all.extend_from_slice(&g);
         }
         if all.len() < 4 {
             pitch *= 1.0 + params.pitch_step;
             continue;
         }
-        let m = all.len();
+        diffs.clear();
+        diffs.extend(all.iter().map(|&(t, b)| t - b));
+        let m = diffs.len();
         let top = (m / 200).max(3).min(m - 1);
-        let (_, &mut strong, _) = all.select_nth_unstable_by(m - 1 - top, f32::total_cmp);
-        let (_, &mut noise, _) = all.select_nth_unstable_by(m / 2, f32::total_cmp);
+        let (_, &mut strong, _) = diffs.select_nth_unstable_by(m - 1 - top, f32::total_cmp);
+        let (_, &mut noise, _) = diffs.select_nth_unstable_by(m / 2, f32::total_cmp);
         let noise = noise.max(0.0);
         let allowance = noise + params.tooth_allowance * (strong - noise).max(0.0);
-        for ph in 0..phases {
-            gains(p, &pre, pitch, ph as f64, &mut g);
-            let Some((score, k0, k1)) = best_run(&g, allowance) else {
+        for (i, &(at, len)) in spans.iter().enumerate() {
+            let g = &all[at..at + len];
+            let ph = i * 2 * r;
+            let Some((score, k0, k1)) = best_run(g, allowance) else {
                 continue;
             };
             if k1 - k0 < params.min_cells.saturating_sub(1) {
@@ -464,6 +536,7 @@ fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
                     score,
                     periodicity: ts / bs.max(1e-3),
                     allowance,
+                    slack: r as f64,
                 });
             }
         }
@@ -509,21 +582,44 @@ fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
     Some((i as f64 + frac, v))
 }
 
-/// Fine comb search around `c`: pitch within ±1.2 % (0.04 % steps), phase
-/// within ±1.5 pixels (quarter-pixel steps), exact (interpolated) teeth, same
-/// allowance.
+/// Fine comb search around `c`: pitch within ±1.2 % then ±0.12 % (0.04 %
+/// steps), phase within ±1.5 pixels then ±0.75 (quarter-pixel steps), exact
+/// (interpolated) teeth, same allowance.
 fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     let pre = prefix(p);
+    // A coarse comb's phase is known within its slack: first whole pixels
+    // over the slack, then the quarter-pixel search around the best.
+    let c = if c.slack > 1.0 {
+        let reach = (c.slack + 1.0).ceil() as i32;
+        comb_search(p, &pre, c, (10, 0.0012), (reach, 1.0), min_teeth).unwrap_or(c)
+    } else {
+        c
+    };
+    let c = comb_search(p, &pre, c, (10, 0.0012), (2, 0.75), min_teeth).unwrap_or(c);
+    comb_search(p, &pre, c, (3, 0.0004), (3, 0.25), min_teeth).unwrap_or(c)
+}
+
+/// The best comb with pitch `c.pitch * (1 + i * step)` for `|i| <= n` and
+/// phase `c.phase + j * step` for `|j| <= n` (`pitches`, `phases`), exact
+/// teeth, `c`'s allowance, at least `min_teeth` teeth in its run.
+fn comb_search(
+    p: &[f32],
+    pre: &[f64],
+    c: Comb,
+    pitches: (i32, f64),
+    phases: (i32, f64),
+    min_teeth: usize,
+) -> Option<Comb> {
     let mut g = Vec::new();
     let mut best: Option<Comb> = None;
-    for i in -30i32..=30 {
-        let pitch = c.pitch * (1.0 + 0.0004 * i as f64);
-        for j in -6i32..=6 {
-            let phase = c.phase + 0.25 * j as f64;
+    for i in -pitches.0..=pitches.0 {
+        let pitch = c.pitch * (1.0 + pitches.1 * i as f64);
+        for j in -phases.0..=phases.0 {
+            let phase = c.phase + phases.1 * j as f64;
             if phase < 0.0 {
                 continue;
             }
-            gains_with(p, &pre, pitch, phase, true, &mut g);
+            gains_with(p, pre, pitch, phase, true, &mut g);
             let Some((score, k0, k1)) = best_run(&g, c.allowance) else {
                 continue;
             };
@@ -539,11 +635,12 @@ fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
                     score,
                     periodicity: ts / bs.max(1e-3),
                     allowance: c.allowance,
+                    slack: 0.0,
                 });
             }
         }
     }
-    best.unwrap_or(c)
+    best
 }
 
 /// Refines pitch and phase: the fine comb, then (when the teeth are single
@@ -1053,7 +1150,9 @@ pub fn find_candidates(
     // cells are uniform, its sides are edges); the finer lattice explains
     // the picture better when it passes them too.
     for vertical in [true, false] {
-        if let Some(finer) = halved(img, &edges, &all[0], vertical, hints, params) {
+        if let Some(finer) = halved(img, &edges, &all[0], vertical, hints, params)
+            .filter(|f| f.score >= params.finer_score * all[0].score)
+        {
             all.insert(0, finer);
         }
     }
