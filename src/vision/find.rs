@@ -780,20 +780,25 @@ fn sample_circ(f: &[f32], j: f64) -> f32 {
 /// Edge evidence on both sides of each possible tile along one axis, then the
 /// longest run of tiles with both sides seen that overlaps `core` (tile
 /// centre range). Returns `(first_centre, count)`.
+#[allow(clippy::too_many_arguments)]
 fn extent(
     p: &[f32],
     pitch: f64,
     centre: f64,
+    tile: f64,
     core: (f64, f64),
     params: &FindParams,
     hint: Option<usize>,
 ) -> Option<(f64, usize)> {
     let n = p.len() as f64;
-    // Tile centres on the lattice that fit the picture.
-    let first = centre - ((centre - pitch / 2.0) / pitch).floor() * pitch;
+    // Tile centres on the lattice whose tiles fit the picture (the gap
+    // around them may fall outside it: a board flush with the picture's
+    // edge). Profile index i is pixel position i + 1.
+    let half = tile.min(pitch) / 2.0;
+    let first = centre - ((centre + 1.0 - half) / pitch).floor() * pitch;
     let mut centres = Vec::new();
     let mut c = first;
-    while c + pitch * 0.5 <= n + 1.0 {
+    while c + 1.0 + half <= n + 1.0 {
         centres.push(c);
         c += pitch;
     }
@@ -1150,10 +1155,13 @@ pub fn find_candidates(
     // cells are uniform, its sides are edges); the finer lattice explains
     // the picture better when it passes them too.
     for vertical in [true, false] {
-        if let Some(finer) = halved(img, &edges, &all[0], vertical, hints, params)
-            .filter(|f| f.score >= params.finer_score * all[0].score)
-        {
-            all.insert(0, finer);
+        for parts in [2, 3] {
+            if let Some(finer) = divided(img, &edges, &all[0], vertical, parts, hints, params)
+                .filter(|f| f.score >= params.finer_score * all[0].score)
+            {
+                all.insert(0, finer);
+                break;
+            }
         }
     }
     Ok(all)
@@ -1178,41 +1186,85 @@ fn axes_of(f: &FoundGrid) -> (Axis, Axis) {
     )
 }
 
-/// The lattice at half the pitch of `f` along one axis (columns when
-/// `vertical`), when its cells pass the lattice tests at either phase (tile
-/// centres between `f`'s, or `f`'s own centres and the lines between them)
-/// and the cells it adds are not mostly one colour (gaps between tiles);
-/// then found again at that pitch (refined pitch, tile size, extent).
-fn halved(
+/// The lattice at a `parts`-th (2 or 3) of the pitch of `f` along one axis
+/// (columns when `vertical`), when its cells pass the lattice tests at some
+/// phase (halves: tile centres between `f`'s, or `f`'s own centres and the
+/// lines between them; thirds: `f`'s centres and a third of a pitch either
+/// side) and the cells it adds are not mostly one colour (gaps between
+/// tiles); then found again at that pitch (refined pitch, tile size,
+/// extent).
+fn divided(
     img: &RgbImage,
     edges: &Edges,
     f: &FoundGrid,
     vertical: bool,
+    parts: usize,
     hints: Hints,
     params: &FindParams,
 ) -> Option<FoundGrid> {
     let (xs, ys) = axes_of(f);
     let (a, b) = if vertical { (xs, ys) } else { (ys, xs) };
     let fixed = if vertical { hints.cols } else { hints.rows };
-    if fixed.is_some() || 2 * a.count > params.max_cells || a.pitch / 2.0 < params.min_pitch {
+    let small = a.pitch / parts as f64;
+    if fixed.is_some() || parts * a.count > params.max_cells || small < params.min_pitch {
         return None;
     }
-    let half = a.pitch / 2.0;
-    let passes = [a.centre - half / 2.0, a.centre - half].iter().any(|&centre| {
+    // (first centre, count, whether every other cell is new).
+    let phases: Vec<(f64, usize, bool)> = if parts == 2 {
+        vec![
+            (a.centre - small / 2.0, 2 * a.count, false),
+            (a.centre - small, 2 * a.count + 1, true),
+        ]
+    } else {
+        vec![(a.centre - small, parts * a.count, false)]
+    };
+    let passes = phases.iter().any(|&(centre, count, alternate)| {
         let fine = Axis {
-            pitch: half,
+            pitch: small,
             centre,
-            count: 2 * a.count + usize::from(centre < a.centre - half / 2.0),
-            tile: half * 0.8,
+            count,
+            tile: small * 0.8,
         };
         let (fx, fy) = if vertical { (fine, b) } else { (b, fine) };
         let cells = sample_cells(img, &fx, &fy, params);
         if score_lattice(&cells, &fx, &fy, params).is_none() {
             return false;
         }
+        // The outer parts of one of `f`'s cells (symmetric about its centre,
+        // so alike on a tile with a symbol) must differ about as much as
+        // neighbours across its sides (else `f` was right: its tiles cut
+        // into parts).
+        if !alternate {
+            let (mut d, mut n) = ([0f64; 2], [0usize; 2]);
+            let (rows, cols) = (fy.count, fx.count);
+            let at = |r: usize, c: usize, k: usize| {
+                if vertical {
+                    (c + k < cols).then(|| r * cols + c + k)
+                } else {
+                    (r + k < rows).then(|| (r + k) * cols + c)
+                }
+            };
+            for r in 0..rows {
+                for c in 0..cols {
+                    let k = if vertical { c } else { r };
+                    let (step, kind) = match k % parts {
+                        0 => (parts - 1, 0),
+                        m if m == parts - 1 => (1, 1),
+                        _ => continue,
+                    };
+                    let Some(j) = at(r, c, step) else { continue };
+                    d[kind] += delta_e(cells[r * cols + c].0, cells[j].0).min(40.0) as f64;
+                    n[kind] += 1;
+                }
+            }
+            let mean = |i: usize| d[i] / n[i].max(1) as f64;
+            if mean(0) < 0.5 * mean(1) {
+                return false;
+            }
+        }
         // The added cells (every other one along the axis at the second
-        // phase) must not be one colour.
-        if centre < a.centre - half / 2.0 {
+        // phase of halves) must not be one colour.
+        if alternate {
             let added: Vec<(Lab, f32)> = cells
                 .iter()
                 .enumerate()
@@ -1245,14 +1297,14 @@ fn halved(
         pitch_step: 0.005,
         ..*params
     };
-    let ca = combs(&pa, &around(half), 1).into_iter().next()?;
+    let ca = combs(&pa, &around(small), 1).into_iter().next()?;
     let cb = combs(&pb, &around(b.pitch), 1).into_iter().next()?;
     let (cx, cy) = if vertical { (ca, cb) } else { (cb, ca) };
     let found = evaluate(img, edges, cx, cy, hints, params).ok()?;
     let count = |g: &FoundGrid| if vertical { g.cols } else { g.rows };
     found
         .into_iter()
-        .filter(|g| 2 * count(g) > 3 * a.count / 2 + 1 && count(g) > a.count)
+        .filter(|g| 4 * count(g) > 3 * parts * a.count && count(g) > a.count)
         .max_by(|x, y| x.score.total_cmp(&y.score))
 }
 
@@ -1314,7 +1366,7 @@ fn evaluate(
                 .filter(|&&(_, tile)| tile >= params.min_tile * c.pitch)
                 .filter_map(|&(off, tile)| {
                     let centre = c.phase + off;
-                    let (first, count) = extent(p, c.pitch, centre, core, params, hint)?;
+                    let (first, count) = extent(p, c.pitch, centre, tile, core, params, hint)?;
                     (params.min_cells..=params.max_cells)
                         .contains(&count)
                         .then_some(Axis {
