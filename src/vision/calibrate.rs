@@ -1008,7 +1008,10 @@ fn plausible(board: &Board) -> Result<(), VisionError> {
         ("top row", empties(&mut (0..cols).map(|c| (0, c)))),
         ("bottom row", empties(&mut (0..cols).map(|c| (rows - 1, c)))),
         ("left column", empties(&mut (0..rows).map(|r| (r, 0)))),
-        ("right column", empties(&mut (0..rows).map(|r| (r, cols - 1)))),
+        (
+            "right column",
+            empties(&mut (0..rows).map(|r| (r, cols - 1))),
+        ),
     ];
     if let Some((name, _)) = outer.iter().find(|o| o.1) {
         return Err(VisionError::NoBoard(format!(

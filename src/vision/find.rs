@@ -20,6 +20,14 @@
 //!    consecutive teeth (Kadane's maximum subarray over the per-tooth gains
 //!    minus a noise allowance) is that pitch's evidence and extent. The best
 //!    few pitches per axis are kept as candidates (harmonics included).
+//!    Teeth are read from the profile dilated by about a sixteenth of the
+//!    pitch, so phases that far apart cover every position (the fine comb
+//!    recovers the exact phase).
+//! 3b. *Pairing*: each axis' comb is paired with the other axis' combs over
+//!    its extent, and again over only the stretch where its own lattice holds
+//!    (per line across it, edge strength at the teeth minus half a pitch
+//!    away): text or UI beside the board cannot set the other pitch. Square
+//!    tiles (the other pitch within 3 %) are always tried.
 //! 4. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
 //!    positions) to get an exact pitch; the profile folded modulo the pitch
 //!    gives the tile centre as a centre of symmetry (tile centre or gap centre;
@@ -33,6 +41,16 @@
 //!    of its cells and the colour differences between neighbours, and must pass
 //!    absolute limits (most cells uniform, at least two colours, clear edges)
 //!    or the picture is [`VisionError::NoBoard`] — never a made-up grid.
+//!    The score also weighs, per axis, the fraction of tiles whose sides are
+//!    edges and whose middle line is not (a lattice at 2x, 1.5x or 2/3 of
+//!    the pitch fails on many tiles).
+//! 7. *Finer lattices*: a lattice twice or three times too coarse passes
+//!    every test above (its cells are uniform inside the true tiles), so the
+//!    best is split in halves or thirds along each axis; the split is kept
+//!    (and found again at that pitch) when its cells pass the lattice tests,
+//!    the parts of one coarse cell differ like neighbours across its sides
+//!    (they do not when the coarse cell was one tile), and its score is at
+//!    least `finer_score` of the best's.
 //!
 //! Invariants: pure and deterministic; the result has `min_cells..=max_cells`
 //! rows and columns, positive tile sizes and lies inside the picture.
@@ -1111,9 +1129,10 @@ pub fn find_candidates(
             pairs.push((*a, b));
         }
         if let Some((y0, y1)) = edges.support(a, true) {
-            for b in combs(&py[y0..y1], &near(a), 2)
-                .into_iter()
-                .chain(combs(&py[y0..y1], &square(a), 1))
+            for b in
+                combs(&py[y0..y1], &near(a), 2)
+                    .into_iter()
+                    .chain(combs(&py[y0..y1], &square(a), 1))
             {
                 pairs.push((*a, shifted(b, y0)));
             }
@@ -1126,9 +1145,10 @@ pub fn find_candidates(
             pairs.push((a, *b));
         }
         if let Some((x0, x1)) = edges.support(b, false) {
-            for a in combs(&px[x0..x1], &near(b), 2)
-                .into_iter()
-                .chain(combs(&px[x0..x1], &square(b), 1))
+            for a in
+                combs(&px[x0..x1], &near(b), 2)
+                    .into_iter()
+                    .chain(combs(&px[x0..x1], &square(b), 1))
             {
                 pairs.push((shifted(a, x0), *b));
             }
@@ -1424,23 +1444,23 @@ fn evaluate(
                 Some((score, uniform, contrast)) => {
                     let (fx, fy) = line_fractions(edges, xs, ys);
                     let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
-                        let grid = Grid {
-                            left: xs.centre - xs.tile / 2.0,
-                            top: ys.centre - ys.tile / 2.0,
-                            cell_width: xs.tile,
-                            cell_height: ys.tile,
-                            gap_x: xs.pitch - xs.tile,
-                            gap_y: ys.pitch - ys.tile,
-                        };
-                        found.push(FoundGrid {
-                            rows: ys.count,
-                            cols: xs.count,
-                            grid,
-                            uniform,
-                            contrast,
-                            score,
-                            cells: cells.iter().map(|c| c.0).collect(),
-                        });
+                    let grid = Grid {
+                        left: xs.centre - xs.tile / 2.0,
+                        top: ys.centre - ys.tile / 2.0,
+                        cell_width: xs.tile,
+                        cell_height: ys.tile,
+                        gap_x: xs.pitch - xs.tile,
+                        gap_y: ys.pitch - ys.tile,
+                    };
+                    found.push(FoundGrid {
+                        rows: ys.count,
+                        cols: xs.count,
+                        grid,
+                        uniform,
+                        contrast,
+                        score,
+                        cells: cells.iter().map(|c| c.0).collect(),
+                    });
                 }
                 None => {
                     let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
