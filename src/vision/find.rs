@@ -23,20 +23,20 @@
 //!    Teeth are read from the profile dilated by about a sixteenth of the
 //!    pitch, so phases that far apart cover every position (the fine comb
 //!    recovers the exact phase).
-//! 3b. *Pairing*: each axis' comb is paired with the other axis' combs over
+//! 4. *Pairing*: each axis' comb is paired with the other axis' combs over
 //!    its extent, and again over only the stretch where its own lattice holds
 //!    (per line across it, edge strength at the teeth minus half a pitch
 //!    away): text or UI beside the board cannot set the other pitch. Square
 //!    tiles (the other pitch within 3 %) are always tried.
-//! 4. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
+//! 5. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
 //!    positions) to get an exact pitch; the profile folded modulo the pitch
 //!    gives the tile centre as a centre of symmetry (tile centre or gap centre;
 //!    the lattice test below decides) and the tile width.
-//! 5. *Extent*: a column belongs to the board when edges are seen on both of
+//! 6. *Extent*: a column belongs to the board when edges are seen on both of
 //!    its sides (a column just outside sees the board's edge on one side only);
 //!    the longest such run around the comb's extent, then the same for rows,
 //!    twice (each axis' profile restricted to the other's extent).
-//! 6. *Lattice test*: every cell is sampled on a ring (robust Lab centre and
+//! 7. *Lattice test*: every cell is sampled on a ring (robust Lab centre and
 //!    spread, as the reader does); the candidate is scored by the uniformity
 //!    of its cells and the colour differences between neighbours, and must pass
 //!    absolute limits (most cells uniform, at least two colours, clear edges)
@@ -44,7 +44,7 @@
 //!    The score also weighs, per axis, the fraction of tiles whose sides are
 //!    edges and whose middle line is not (a lattice at 2x, 1.5x or 2/3 of
 //!    the pitch fails on many tiles).
-//! 7. *Finer lattices*: a lattice twice or three times too coarse passes
+//! 8. *Finer lattices*: a lattice twice or three times too coarse passes
 //!    every test above (its cells are uniform inside the true tiles), so the
 //!    best is split in halves or thirds along each axis; the split is kept
 //!    (and found again at that pitch) when its cells pass the lattice tests,
@@ -222,6 +222,28 @@ impl Edges {
         (0..self.w)
             .map(|x| (self.colsum[y1 * self.w + x] - self.colsum[y0 * self.w + x]) as f32 / n)
             .collect()
+    }
+
+    /// [`Edges::x_profile`] computed only at columns `xa..xb` (zero
+    /// elsewhere; for measurements near a lattice).
+    fn x_profile_in(&self, y0: usize, y1: usize, (xa, xb): (usize, usize)) -> Vec<f32> {
+        let n = (y1 - y0).max(1) as f32;
+        let mut out = vec![0f32; self.w];
+        for (x, v) in out.iter_mut().enumerate().take(xb.min(self.w)).skip(xa) {
+            *v = (self.colsum[y1 * self.w + x] - self.colsum[y0 * self.w + x]) as f32 / n;
+        }
+        out
+    }
+
+    /// [`Edges::y_profile`] computed only at rows `ya..yb` (zero elsewhere).
+    fn y_profile_in(&self, x0: usize, x1: usize, (ya, yb): (usize, usize)) -> Vec<f32> {
+        let n = (x1 - x0).max(1) as f32;
+        let mut out = vec![0f32; self.h];
+        for (y, v) in out.iter_mut().enumerate().take(yb.min(self.h)).skip(ya) {
+            let r = y * (self.w + 1);
+            *v = (self.rowsum[r + x1] - self.rowsum[r + x0]) as f32 / n;
+        }
+        out
     }
 
     /// Vertical-edge strength at pixel `(x, y)` (between columns x and x+1).
@@ -1543,9 +1565,19 @@ fn line_fractions(edges: &Edges, xs: &Axis, ys: &Axis) -> (f64, f64) {
     let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
     let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
     (
-        line_fraction(&edges.x_profile(y0, y1), xs),
-        line_fraction(&edges.y_profile(x0, x1), ys),
+        line_fraction(&edges.x_profile_in(y0, y1, window_of(xs)), xs),
+        line_fraction(&edges.y_profile_in(x0, x1, window_of(ys)), ys),
     )
+}
+
+/// The profile indices an axis' measurements read: its span and a pitch
+/// either side.
+fn window_of(a: &Axis) -> (usize, usize) {
+    let lo = (a.centre - 1.5 * a.pitch - 1.0).floor().max(0.0) as usize;
+    let hi = (a.centre + (a.count as f64 + 0.5) * a.pitch + 1.0)
+        .ceil()
+        .max(0.0) as usize;
+    (lo, hi)
 }
 
 /// The band of pixels `[a, b)` covered by tiles `i0..i1` of an axis.
@@ -1565,8 +1597,8 @@ fn band_of(a: &Axis, i0: usize, i1: usize, n: usize) -> (usize, usize) {
 fn side_ratio(edges: &Edges, xs: &Axis, ys: &Axis) -> f32 {
     let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
     let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
-    let (sx, mx) = side_strengths(&edges.x_profile(y0, y1), xs);
-    let (sy, my) = side_strengths(&edges.y_profile(x0, x1), ys);
+    let (sx, mx) = side_strengths(&edges.x_profile_in(y0, y1, window_of(xs)), xs);
+    let (sy, my) = side_strengths(&edges.y_profile_in(x0, x1, window_of(ys)), ys);
     let ratio = |s: &[f32], m: f32| s.iter().sum::<f32>() / s.len().max(1) as f32 / m.max(1e-3);
     ratio(&sx, mx).min(ratio(&sy, my))
 }
@@ -1586,12 +1618,12 @@ fn trim_by_edges(
         let (rows, cols) = (ys.count, xs.count);
         let row_strength = |r: usize| {
             let (y0, y1) = band_of(ys, r, r + 1, edges.h);
-            let (s, _) = side_strengths(&edges.x_profile(y0, y1), xs);
+            let (s, _) = side_strengths(&edges.x_profile_in(y0, y1, window_of(xs)), xs);
             s.iter().sum::<f32>() / s.len().max(1) as f32
         };
         let col_strength = |c: usize| {
             let (x0, x1) = band_of(xs, c, c + 1, edges.w);
-            let (s, _) = side_strengths(&edges.y_profile(x0, x1), ys);
+            let (s, _) = side_strengths(&edges.y_profile_in(x0, x1, window_of(ys)), ys);
             s.iter().sum::<f32>() / s.len().max(1) as f32
         };
         let median = |v: Vec<f32>| {
