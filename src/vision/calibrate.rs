@@ -971,9 +971,10 @@ pub fn read_auto(
 }
 
 /// Whole-board checks for a reading with a palette learned from the same
-/// picture: at least two tile colours, at most half the cells empty, and some
+/// picture: at least two tile colours, at most half the cells empty, some
 /// colour on more than one cell (a lattice over a menu, a page of text or a
-/// photograph fails one of these).
+/// photograph fails one of these), and no outer row or column mostly empty
+/// (the board's edge must be seen).
 fn plausible(board: &Board) -> Result<(), VisionError> {
     let cells = board.cells();
     let mut counts = [0usize; 10];
@@ -990,6 +991,31 @@ fn plausible(board: &Board) -> Result<(), VisionError> {
             "a {}x{} lattice reads {colours} tile colours and {empty} empty cells: not a board",
             board.rows(),
             board.cols()
+        )));
+    }
+    // An outer row or column mostly empty: where the board ends is not seen
+    // (its tiles are gone or it is no board), so its size would be a guess.
+    let (rows, cols) = (board.rows(), board.cols());
+    let empties = |line: &mut dyn Iterator<Item = (usize, usize)>| {
+        let (mut n, mut e) = (0, 0);
+        for (r, c) in line {
+            n += 1;
+            e += (board.get(r, c) == EMPTY) as usize;
+        }
+        2 * e > n
+    };
+    let outer = [
+        ("top row", empties(&mut (0..cols).map(|c| (0, c)))),
+        ("bottom row", empties(&mut (0..cols).map(|c| (rows - 1, c)))),
+        ("left column", empties(&mut (0..rows).map(|r| (r, 0)))),
+        (
+            "right column",
+            empties(&mut (0..rows).map(|r| (r, cols - 1))),
+        ),
+    ];
+    if let Some((name, _)) = outer.iter().find(|o| o.1) {
+        return Err(VisionError::NoBoard(format!(
+            "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
         )));
     }
     Ok(())

@@ -20,19 +20,37 @@
 //!    consecutive teeth (Kadane's maximum subarray over the per-tooth gains
 //!    minus a noise allowance) is that pitch's evidence and extent. The best
 //!    few pitches per axis are kept as candidates (harmonics included).
-//! 4. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
+//!    Teeth are read from the profile dilated by about a sixteenth of the
+//!    pitch, so phases that far apart cover every position (the fine comb
+//!    recovers the exact phase).
+//! 4. *Pairing*: each axis' comb is paired with the other axis' combs over
+//!    its extent, and again over only the stretch where its own lattice holds
+//!    (per line across it, edge strength at the teeth minus half a pitch
+//!    away): text or UI beside the board cannot set the other pitch. Square
+//!    tiles (the other pitch within 3 %) are always tried.
+//! 5. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
 //!    positions) to get an exact pitch; the profile folded modulo the pitch
 //!    gives the tile centre as a centre of symmetry (tile centre or gap centre;
 //!    the lattice test below decides) and the tile width.
-//! 5. *Extent*: a column belongs to the board when edges are seen on both of
+//! 6. *Extent*: a column belongs to the board when edges are seen on both of
 //!    its sides (a column just outside sees the board's edge on one side only);
 //!    the longest such run around the comb's extent, then the same for rows,
 //!    twice (each axis' profile restricted to the other's extent).
-//! 6. *Lattice test*: every cell is sampled on a ring (robust Lab centre and
+//! 7. *Lattice test*: every cell is sampled on a ring (robust Lab centre and
 //!    spread, as the reader does); the candidate is scored by the uniformity
 //!    of its cells and the colour differences between neighbours, and must pass
 //!    absolute limits (most cells uniform, at least two colours, clear edges)
 //!    or the picture is [`VisionError::NoBoard`] — never a made-up grid.
+//!    The score also weighs, per axis, the fraction of tiles whose sides are
+//!    edges and whose middle line is not (a lattice at 2x, 1.5x or 2/3 of
+//!    the pitch fails on many tiles).
+//! 8. *Finer lattices*: a lattice twice or three times too coarse passes
+//!    every test above (its cells are uniform inside the true tiles), so the
+//!    best is split in halves or thirds along each axis; the split is kept
+//!    (and found again at that pitch) when its cells pass the lattice tests,
+//!    the parts of one coarse cell differ like neighbours across its sides
+//!    (they do not when the coarse cell was one tile), and its score is at
+//!    least `finer_score` of the best's.
 //!
 //! Invariants: pure and deterministic; the result has `min_cells..=max_cells`
 //! rows and columns, positive tile sizes and lies inside the picture.
@@ -87,6 +105,10 @@ pub struct FindParams {
     pub max_same: f64,
     /// Least ratio of tooth strength to the strength between teeth.
     pub min_periodicity: f32,
+    /// A lattice at half the pitch of the best replaces it when its cells
+    /// pass the lattice tests and its score is at least this fraction of
+    /// the best's.
+    pub finer_score: f64,
 }
 
 impl Default for FindParams {
@@ -111,6 +133,7 @@ impl Default for FindParams {
             max_mode: 0.7,
             max_same: 0.75,
             min_periodicity: 1.5,
+            finer_score: 0.5,
         }
     }
 }
@@ -201,6 +224,111 @@ impl Edges {
             .collect()
     }
 
+    /// [`Edges::x_profile`] computed only at columns `xa..xb` (zero
+    /// elsewhere; for measurements near a lattice).
+    fn x_profile_in(&self, y0: usize, y1: usize, (xa, xb): (usize, usize)) -> Vec<f32> {
+        let n = (y1 - y0).max(1) as f32;
+        let mut out = vec![0f32; self.w];
+        for (x, v) in out.iter_mut().enumerate().take(xb.min(self.w)).skip(xa) {
+            *v = (self.colsum[y1 * self.w + x] - self.colsum[y0 * self.w + x]) as f32 / n;
+        }
+        out
+    }
+
+    /// [`Edges::y_profile`] computed only at rows `ya..yb` (zero elsewhere).
+    fn y_profile_in(&self, x0: usize, x1: usize, (ya, yb): (usize, usize)) -> Vec<f32> {
+        let n = (x1 - x0).max(1) as f32;
+        let mut out = vec![0f32; self.h];
+        for (y, v) in out.iter_mut().enumerate().take(yb.min(self.h)).skip(ya) {
+            let r = y * (self.w + 1);
+            *v = (self.rowsum[r + x1] - self.rowsum[r + x0]) as f32 / n;
+        }
+        out
+    }
+
+    /// Vertical-edge strength at pixel `(x, y)` (between columns x and x+1).
+    fn ex(&self, x: usize, y: usize) -> f32 {
+        (self.colsum[(y + 1) * self.w + x] - self.colsum[y * self.w + x]) as f32
+    }
+
+    /// Horizontal-edge strength at pixel `(x, y)` (between rows y and y+1).
+    fn ey(&self, x: usize, y: usize) -> f32 {
+        let r = y * (self.w + 1);
+        (self.rowsum[r + x + 1] - self.rowsum[r + x]) as f32
+    }
+
+    /// Where along the other axis a comb's lattice holds: per line across
+    /// the comb (a pixel row for a comb of vertical edges, `vertical`), the
+    /// edge strength at the teeth minus that half a pitch away, smoothed over
+    /// a pitch; the stretch around the strongest line where it stays above a
+    /// quarter of the peak, widened by half a pitch. `None` when the lattice
+    /// holds nowhere.
+    fn support(&self, c: &Comb, vertical: bool) -> Option<(usize, usize)> {
+        let (along, across) = if vertical {
+            (self.w, self.h)
+        } else {
+            (self.h, self.w)
+        };
+        let at = |t: usize, line: usize| {
+            if vertical {
+                self.ex(t, line)
+            } else {
+                self.ey(line, t)
+            }
+        };
+        let teeth: Vec<(usize, usize)> = (c.k0..=c.k1)
+            .filter_map(|k| {
+                let t = c.tooth(k).round();
+                let m = (c.tooth(k) + c.pitch / 2.0).round();
+                (t >= 1.0 && t + 1.0 < along as f64 && m < along as f64)
+                    .then_some((t as usize, m as usize))
+            })
+            .collect();
+        if teeth.len() < 2 {
+            return None;
+        }
+        let v: Vec<f32> = (0..across)
+            .map(|line| {
+                teeth
+                    .iter()
+                    .map(|&(t, m)| {
+                        let tooth = at(t - 1, line).max(at(t, line)).max(at(t + 1, line));
+                        tooth - at(m, line)
+                    })
+                    .sum::<f32>()
+                    / teeth.len() as f32
+            })
+            .collect();
+        let win = (c.pitch.round() as usize).max(1);
+        let pre = prefix(&v);
+        let smooth: Vec<f32> = (0..across)
+            .map(|i| {
+                let a = i.saturating_sub(win / 2);
+                let b = (i + win / 2 + 1).min(across);
+                interval_mean(&pre, a, b)
+            })
+            .collect();
+        let (peak_i, peak) = smooth
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
+        if peak <= 0.0 {
+            return None;
+        }
+        let limit = 0.25 * peak;
+        let mut a = peak_i;
+        while a > 0 && smooth[a - 1] >= limit {
+            a -= 1;
+        }
+        let mut b = peak_i + 1;
+        while b < across && smooth[b] >= limit {
+            b += 1;
+        }
+        let pad = win / 2;
+        Some((a.saturating_sub(pad), (b + pad).min(across)))
+    }
+
     /// Mean horizontal-edge strength per row over columns `x0..x1`.
     fn y_profile(&self, x0: usize, x1: usize) -> Vec<f32> {
         let n = (x1 - x0).max(1) as f32;
@@ -227,6 +355,8 @@ struct Comb {
     periodicity: f32,
     /// The noise allowance per tooth the run was scored with.
     allowance: f32,
+    /// How far (pixels) the true phase may be from `phase`.
+    slack: f64,
 }
 
 impl Comb {
@@ -266,10 +396,6 @@ fn tooth_at(p: &[f32], t: f64) -> f32 {
 /// minus the mean strength between it and the next tooth. Coarse teeth take
 /// the strongest value within a pixel (for the pitch ladder); fine teeth the
 /// value interpolated at the exact position (for sub-pixel refinement).
-fn gains(p: &[f32], pre: &[f64], pitch: f64, phase: f64, out: &mut Vec<(f32, f32)>) {
-    gains_with(p, pre, pitch, phase, false, out)
-}
-
 fn gains_with(
     p: &[f32],
     pre: &[f64],
@@ -298,6 +424,53 @@ fn gains_with(
             interval_mean(pre, a, b)
         };
         out.push((tooth, between));
+        k += 1;
+    }
+}
+
+/// The profile dilated by `r`: the largest value within `r` places.
+fn dilate(p: &[f32], r: usize) -> Vec<f32> {
+    let n = p.len();
+    (0..n)
+        .map(|i| {
+            p[i.saturating_sub(r)..(i + r + 1).min(n)]
+                .iter()
+                .copied()
+                .fold(0.0, f32::max)
+        })
+        .collect()
+}
+
+/// [`gains`] with teeth read from a profile dilated by `r` (`dp`) and the
+/// stretch between teeth kept `r + 1` away from them.
+fn gains_coarse(
+    dp: &[f32],
+    pre: &[f64],
+    pitch: f64,
+    phase: f64,
+    r: usize,
+    out: &mut Vec<(f32, f32)>,
+) {
+    out.clear();
+    let n = dp.len();
+    let gap = (r + 1) as f64;
+    let mut k = 0usize;
+    loop {
+        let t = phase + k as f64 * pitch;
+        let i = t.round() as usize;
+        if i >= n {
+            break;
+        }
+        let a = (t + gap).round() as usize;
+        let b = ((t + pitch - gap).round() as usize).min(n);
+        let between = if b > a {
+            interval_mean(pre, a, b)
+        } else {
+            let a = (t - pitch + gap).round().max(0.0) as usize;
+            let b = (t - gap).round().max(0.0) as usize;
+            interval_mean(pre, a, b)
+        };
+        out.push((dp[i], between));
         k += 1;
     }
 }
@@ -336,34 +509,56 @@ fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
     if peak <= 0.0 {
         return Vec::new();
     }
+    // Coarse teeth: the profile dilated by `r` (the strongest value within r
+    // pixels), phases `2r` apart, with r about a sixteenth of the pitch (a
+    // power of two, 1..=8): every phase is covered and the cost per pitch
+    // falls with the pitch. The fine comb recovers the exact phase.
+    let mut dilated: Vec<(usize, Vec<f32>)> = Vec::new();
     let mut per_pitch: Vec<Comb> = Vec::new();
     let mut g = Vec::new();
-    let mut all: Vec<f32> = Vec::new();
+    let mut all: Vec<(f32, f32)> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut diffs: Vec<f32> = Vec::new();
     let mut pitch = params.min_pitch;
     while pitch <= max_pitch {
+        let mut r = 1usize;
+        while r < 8 && (2 * r) as f64 * 16.0 <= pitch {
+            r *= 2;
+        }
+        if !dilated.iter().any(|d| d.0 == r) {
+            dilated.push((r, dilate(p, r)));
+        }
+        let Some(dp) = dilated.iter().find(|d| d.0 == r).map(|d| &d.1) else {
+            break;
+        };
         let mut best: Option<Comb> = None;
         let phases = pitch.ceil() as usize;
         // First pass: the gains of all teeth at all phases. Most are noise
         // (their median); the strongest few (0.5 %, at least 3) are what a
         // tile edge looks like. A single strong UI line cannot set the scale.
         all.clear();
-        for ph in 0..phases {
-            gains(p, &pre, pitch, ph as f64, &mut g);
-            all.extend(g.iter().map(|&(t, b)| t - b));
+        spans.clear();
+        for ph in (0..phases).step_by(2 * r) {
+            gains_coarse(dp, &pre, pitch, ph as f64, r, &mut g);
+            spans.push((all.len(), g.len()));
+            all.extend_from_slice(&g);
         }
         if all.len() < 4 {
             pitch *= 1.0 + params.pitch_step;
             continue;
         }
-        let m = all.len();
+        diffs.clear();
+        diffs.extend(all.iter().map(|&(t, b)| t - b));
+        let m = diffs.len();
         let top = (m / 200).max(3).min(m - 1);
-        let (_, &mut strong, _) = all.select_nth_unstable_by(m - 1 - top, f32::total_cmp);
-        let (_, &mut noise, _) = all.select_nth_unstable_by(m / 2, f32::total_cmp);
+        let (_, &mut strong, _) = diffs.select_nth_unstable_by(m - 1 - top, f32::total_cmp);
+        let (_, &mut noise, _) = diffs.select_nth_unstable_by(m / 2, f32::total_cmp);
         let noise = noise.max(0.0);
         let allowance = noise + params.tooth_allowance * (strong - noise).max(0.0);
-        for ph in 0..phases {
-            gains(p, &pre, pitch, ph as f64, &mut g);
-            let Some((score, k0, k1)) = best_run(&g, allowance) else {
+        for (i, &(at, len)) in spans.iter().enumerate() {
+            let g = &all[at..at + len];
+            let ph = i * 2 * r;
+            let Some((score, k0, k1)) = best_run(g, allowance) else {
                 continue;
             };
             if k1 - k0 < params.min_cells.saturating_sub(1) {
@@ -381,6 +576,7 @@ fn combs(p: &[f32], params: &FindParams, keep: usize) -> Vec<Comb> {
                     score,
                     periodicity: ts / bs.max(1e-3),
                     allowance,
+                    slack: r as f64,
                 });
             }
         }
@@ -426,21 +622,44 @@ fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
     Some((i as f64 + frac, v))
 }
 
-/// Fine comb search around `c`: pitch within ±1.2 % (0.04 % steps), phase
-/// within ±1.5 pixels (quarter-pixel steps), exact (interpolated) teeth, same
-/// allowance.
+/// Fine comb search around `c`: pitch within ±1.2 % then ±0.12 % (0.04 %
+/// steps), phase within ±1.5 pixels then ±0.75 (quarter-pixel steps), exact
+/// (interpolated) teeth, same allowance.
 fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     let pre = prefix(p);
+    // A coarse comb's phase is known within its slack: first whole pixels
+    // over the slack, then the quarter-pixel search around the best.
+    let c = if c.slack > 1.0 {
+        let reach = (c.slack + 1.0).ceil() as i32;
+        comb_search(p, &pre, c, (10, 0.0012), (reach, 1.0), min_teeth).unwrap_or(c)
+    } else {
+        c
+    };
+    let c = comb_search(p, &pre, c, (10, 0.0012), (2, 0.75), min_teeth).unwrap_or(c);
+    comb_search(p, &pre, c, (3, 0.0004), (3, 0.25), min_teeth).unwrap_or(c)
+}
+
+/// The best comb with pitch `c.pitch * (1 + i * step)` for `|i| <= n` and
+/// phase `c.phase + j * step` for `|j| <= n` (`pitches`, `phases`), exact
+/// teeth, `c`'s allowance, at least `min_teeth` teeth in its run.
+fn comb_search(
+    p: &[f32],
+    pre: &[f64],
+    c: Comb,
+    pitches: (i32, f64),
+    phases: (i32, f64),
+    min_teeth: usize,
+) -> Option<Comb> {
     let mut g = Vec::new();
     let mut best: Option<Comb> = None;
-    for i in -30i32..=30 {
-        let pitch = c.pitch * (1.0 + 0.0004 * i as f64);
-        for j in -6i32..=6 {
-            let phase = c.phase + 0.25 * j as f64;
+    for i in -pitches.0..=pitches.0 {
+        let pitch = c.pitch * (1.0 + pitches.1 * i as f64);
+        for j in -phases.0..=phases.0 {
+            let phase = c.phase + phases.1 * j as f64;
             if phase < 0.0 {
                 continue;
             }
-            gains_with(p, &pre, pitch, phase, true, &mut g);
+            gains_with(p, pre, pitch, phase, true, &mut g);
             let Some((score, k0, k1)) = best_run(&g, c.allowance) else {
                 continue;
             };
@@ -456,11 +675,12 @@ fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
                     score,
                     periodicity: ts / bs.max(1e-3),
                     allowance: c.allowance,
+                    slack: 0.0,
                 });
             }
         }
     }
-    best.unwrap_or(c)
+    best
 }
 
 /// Refines pitch and phase: the fine comb, then (when the teeth are single
@@ -600,20 +820,25 @@ fn sample_circ(f: &[f32], j: f64) -> f32 {
 /// Edge evidence on both sides of each possible tile along one axis, then the
 /// longest run of tiles with both sides seen that overlaps `core` (tile
 /// centre range). Returns `(first_centre, count)`.
+#[allow(clippy::too_many_arguments)]
 fn extent(
     p: &[f32],
     pitch: f64,
     centre: f64,
+    tile: f64,
     core: (f64, f64),
     params: &FindParams,
     hint: Option<usize>,
 ) -> Option<(f64, usize)> {
     let n = p.len() as f64;
-    // Tile centres on the lattice that fit the picture.
-    let first = centre - ((centre - pitch / 2.0) / pitch).floor() * pitch;
+    // Tile centres on the lattice whose tiles fit the picture (the gap
+    // around them may fall outside it: a board flush with the picture's
+    // edge). Profile index i is pixel position i + 1.
+    let half = tile.min(pitch) / 2.0;
+    let first = centre - ((centre + 1.0 - half) / pitch).floor() * pitch;
     let mut centres = Vec::new();
     let mut c = first;
-    while c + pitch * 0.5 <= n + 1.0 {
+    while c + 1.0 + half <= n + 1.0 {
         centres.push(c);
         c += pitch;
     }
@@ -852,6 +1077,19 @@ pub fn find_grid(
     hints: Hints,
     params: &FindParams,
 ) -> Result<FoundGrid, VisionError> {
+    let mut all = find_candidates(img, hints, params)?;
+    Ok(all.swap_remove(0))
+}
+
+/// Every lattice that passed the tests, best first (never empty): what
+/// [`find_grid`] chose from, for diagnostics.
+///
+/// Errors: as [`find_grid`].
+pub fn find_candidates(
+    img: &RgbImage,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<Vec<FoundGrid>, VisionError> {
     let (w, h) = (img.width() as usize, img.height() as usize);
     let least = (params.min_pitch * params.min_cells as f64) as usize;
     if w < least || h < least {
@@ -891,36 +1129,225 @@ pub fn find_grid(
         max_pitch: (c.pitch * 2.0).min(params.max_pitch),
         ..*params
     };
+    // Square tiles (the common case) are always tried.
+    let square = |c: &Comb| FindParams {
+        min_pitch: (c.pitch * 0.97).max(params.min_pitch),
+        max_pitch: (c.pitch * 1.03).min(params.max_pitch),
+        pitch_step: 0.005,
+        ..*params
+    };
     let mut pairs: Vec<(Comb, Comb)> = Vec::new();
+    // The other axis' comb over this one's extent, and again over only the
+    // stretch of the other axis where this comb's lattice holds (so text or
+    // UI beside the board cannot set the other pitch).
+    let shifted = |c: Comb, by: usize| Comb {
+        phase: c.phase + by as f64,
+        ..c
+    };
     for a in &cx {
         let (x0, x1) = span(a, w);
-        for b in combs(&edges.y_profile(x0, x1), &near(a), 2) {
+        let py = edges.y_profile(x0, x1);
+        for b in combs(&py, &near(a), 2) {
             pairs.push((*a, b));
+        }
+        if let Some((y0, y1)) = edges.support(a, true) {
+            for b in
+                combs(&py[y0..y1], &near(a), 2)
+                    .into_iter()
+                    .chain(combs(&py[y0..y1], &square(a), 1))
+            {
+                pairs.push((*a, shifted(b, y0)));
+            }
         }
     }
     for b in &cy {
         let (y0, y1) = span(b, h);
-        for a in combs(&edges.x_profile(y0, y1), &near(b), 2) {
+        let px = edges.x_profile(y0, y1);
+        for a in combs(&px, &near(b), 2) {
             pairs.push((a, *b));
         }
+        if let Some((x0, x1)) = edges.support(b, false) {
+            for a in
+                combs(&px[x0..x1], &near(b), 2)
+                    .into_iter()
+                    .chain(combs(&px[x0..x1], &square(b), 1))
+            {
+                pairs.push((shifted(a, x0), *b));
+            }
+        }
     }
-    let mut best: Option<FoundGrid> = None;
+    let mut all: Vec<FoundGrid> = Vec::new();
     let mut why = String::from("no candidate grid");
+
     for (a, b) in &pairs {
         let aspect = a.pitch / b.pitch;
         if !(0.5..=2.0).contains(&aspect) {
             continue;
         }
         match evaluate(img, &edges, *a, *b, hints, params) {
-            Ok(f) => {
-                if best.as_ref().is_none_or(|b| f.score > b.score) {
-                    best = Some(f);
-                }
-            }
+            Ok(mut f) => all.append(&mut f),
             Err(e) => why = e,
         }
     }
-    best.ok_or_else(|| no_board(why))
+    if all.is_empty() {
+        return Err(no_board(why));
+    }
+    all.sort_by(|a, b| b.score.total_cmp(&a.score));
+    // A lattice twice too coarse along an axis passes every test above (its
+    // cells are uniform, its sides are edges); the finer lattice explains
+    // the picture better when it passes them too.
+    for vertical in [true, false] {
+        for parts in [2, 3] {
+            if let Some(finer) = divided(img, &edges, &all[0], vertical, parts, hints, params)
+                .filter(|f| f.score >= params.finer_score * all[0].score)
+            {
+                all.insert(0, finer);
+                break;
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// The axes of a found grid.
+fn axes_of(f: &FoundGrid) -> (Axis, Axis) {
+    let g = &f.grid;
+    (
+        Axis {
+            pitch: g.pitch_x(),
+            centre: g.left + g.cell_width / 2.0,
+            count: f.cols,
+            tile: g.cell_width,
+        },
+        Axis {
+            pitch: g.pitch_y(),
+            centre: g.top + g.cell_height / 2.0,
+            count: f.rows,
+            tile: g.cell_height,
+        },
+    )
+}
+
+/// The lattice at a `parts`-th (2 or 3) of the pitch of `f` along one axis
+/// (columns when `vertical`), when its cells pass the lattice tests at some
+/// phase (halves: tile centres between `f`'s, or `f`'s own centres and the
+/// lines between them; thirds: `f`'s centres and a third of a pitch either
+/// side) and the cells it adds are not mostly one colour (gaps between
+/// tiles); then found again at that pitch (refined pitch, tile size,
+/// extent).
+fn divided(
+    img: &RgbImage,
+    edges: &Edges,
+    f: &FoundGrid,
+    vertical: bool,
+    parts: usize,
+    hints: Hints,
+    params: &FindParams,
+) -> Option<FoundGrid> {
+    let (xs, ys) = axes_of(f);
+    let (a, b) = if vertical { (xs, ys) } else { (ys, xs) };
+    let fixed = if vertical { hints.cols } else { hints.rows };
+    let small = a.pitch / parts as f64;
+    if fixed.is_some() || parts * a.count > params.max_cells || small < params.min_pitch {
+        return None;
+    }
+    // (first centre, count, whether every other cell is new).
+    let phases: Vec<(f64, usize, bool)> = if parts == 2 {
+        vec![
+            (a.centre - small / 2.0, 2 * a.count, false),
+            (a.centre - small, 2 * a.count + 1, true),
+        ]
+    } else {
+        vec![(a.centre - small, parts * a.count, false)]
+    };
+    let passes = phases.iter().any(|&(centre, count, alternate)| {
+        let fine = Axis {
+            pitch: small,
+            centre,
+            count,
+            tile: small * 0.8,
+        };
+        let (fx, fy) = if vertical { (fine, b) } else { (b, fine) };
+        let cells = sample_cells(img, &fx, &fy, params);
+        if score_lattice(&cells, &fx, &fy, params).is_none() {
+            return false;
+        }
+        // The outer parts of one of `f`'s cells (symmetric about its centre,
+        // so alike on a tile with a symbol) must differ about as much as
+        // neighbours across its sides (else `f` was right: its tiles cut
+        // into parts).
+        if !alternate {
+            let (mut d, mut n) = ([0f64; 2], [0usize; 2]);
+            let (rows, cols) = (fy.count, fx.count);
+            let at = |r: usize, c: usize, k: usize| {
+                if vertical {
+                    (c + k < cols).then(|| r * cols + c + k)
+                } else {
+                    (r + k < rows).then(|| (r + k) * cols + c)
+                }
+            };
+            for r in 0..rows {
+                for c in 0..cols {
+                    let k = if vertical { c } else { r };
+                    let (step, kind) = match k % parts {
+                        0 => (parts - 1, 0),
+                        m if m == parts - 1 => (1, 1),
+                        _ => continue,
+                    };
+                    let Some(j) = at(r, c, step) else { continue };
+                    d[kind] += delta_e(cells[r * cols + c].0, cells[j].0).min(40.0) as f64;
+                    n[kind] += 1;
+                }
+            }
+            let mean = |i: usize| d[i] / n[i].max(1) as f64;
+            if mean(0) < 0.5 * mean(1) {
+                return false;
+            }
+        }
+        // The added cells (every other one along the axis at the second
+        // phase of halves) must not be one colour.
+        if alternate {
+            let added: Vec<(Lab, f32)> = cells
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    let k = if vertical { i % fx.count } else { i / fx.count };
+                    k % 2 == 0
+                })
+                .map(|(_, c)| *c)
+                .collect();
+            if mode_fraction(&added) > params.max_mode {
+                return false;
+            }
+        }
+        true
+    });
+    if !passes {
+        return None;
+    }
+    // Find it again at the finer pitch over the same stretch.
+    let (ya0, ya1) = band_of(&b, 0, b.count, if vertical { edges.h } else { edges.w });
+    let (xa0, xa1) = band_of(&a, 0, a.count, if vertical { edges.w } else { edges.h });
+    let (pa, pb) = if vertical {
+        (edges.x_profile(ya0, ya1), edges.y_profile(xa0, xa1))
+    } else {
+        (edges.y_profile(ya0, ya1), edges.x_profile(xa0, xa1))
+    };
+    let around = |pitch: f64| FindParams {
+        min_pitch: (pitch * 0.97).max(params.min_pitch),
+        max_pitch: (pitch * 1.03).min(params.max_pitch),
+        pitch_step: 0.005,
+        ..*params
+    };
+    let ca = combs(&pa, &around(small), 1).into_iter().next()?;
+    let cb = combs(&pb, &around(b.pitch), 1).into_iter().next()?;
+    let (cx, cy) = if vertical { (ca, cb) } else { (cb, ca) };
+    let found = evaluate(img, edges, cx, cy, hints, params).ok()?;
+    let count = |g: &FoundGrid| if vertical { g.cols } else { g.rows };
+    found
+        .into_iter()
+        .filter(|g| 4 * count(g) > 3 * parts * a.count && count(g) > a.count)
+        .max_by(|x, y| x.score.total_cmp(&y.score))
 }
 
 /// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
@@ -948,7 +1375,7 @@ fn evaluate(
     cy: Comb,
     hints: Hints,
     params: &FindParams,
-) -> Result<FoundGrid, String> {
+) -> Result<Vec<FoundGrid>, String> {
     let (w, h) = (edges.w, edges.h);
     // Ranges (pixel) of the current estimate along each axis.
     let mut xr = (cx.tooth(cx.k0), cx.tooth(cx.k1));
@@ -981,7 +1408,7 @@ fn evaluate(
                 .filter(|&&(_, tile)| tile >= params.min_tile * c.pitch)
                 .filter_map(|&(off, tile)| {
                     let centre = c.phase + off;
-                    let (first, count) = extent(p, c.pitch, centre, core, params, hint)?;
+                    let (first, count) = extent(p, c.pitch, centre, tile, core, params, hint)?;
                     (params.min_cells..=params.max_cells)
                         .contains(&count)
                         .then_some(Axis {
@@ -1024,7 +1451,7 @@ fn evaluate(
             ca.periodicity, cb.periodicity, params.min_periodicity
         ));
     }
-    let mut best: Option<FoundGrid> = None;
+    let mut found: Vec<FoundGrid> = Vec::new();
     let mut why = String::new();
     for xs in &xa {
         for ys in &ya {
@@ -1037,26 +1464,25 @@ fn evaluate(
             match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity)
             {
                 Some((score, uniform, contrast)) => {
-                    let score = score * (sides.min(100.0) as f64).sqrt();
-                    if best.as_ref().is_none_or(|b| score > b.score) {
-                        let grid = Grid {
-                            left: xs.centre - xs.tile / 2.0,
-                            top: ys.centre - ys.tile / 2.0,
-                            cell_width: xs.tile,
-                            cell_height: ys.tile,
-                            gap_x: xs.pitch - xs.tile,
-                            gap_y: ys.pitch - ys.tile,
-                        };
-                        best = Some(FoundGrid {
-                            rows: ys.count,
-                            cols: xs.count,
-                            grid,
-                            uniform,
-                            contrast,
-                            score,
-                            cells: cells.iter().map(|c| c.0).collect(),
-                        });
-                    }
+                    let (fx, fy) = line_fractions(edges, xs, ys);
+                    let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
+                    let grid = Grid {
+                        left: xs.centre - xs.tile / 2.0,
+                        top: ys.centre - ys.tile / 2.0,
+                        cell_width: xs.tile,
+                        cell_height: ys.tile,
+                        gap_x: xs.pitch - xs.tile,
+                        gap_y: ys.pitch - ys.tile,
+                    };
+                    found.push(FoundGrid {
+                        rows: ys.count,
+                        cols: xs.count,
+                        grid,
+                        uniform,
+                        contrast,
+                        score,
+                        cells: cells.iter().map(|c| c.0).collect(),
+                    });
                 }
                 None => {
                     let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
@@ -1072,7 +1498,11 @@ fn evaluate(
             }
         }
     }
-    best.ok_or(why)
+    if found.is_empty() {
+        Err(why)
+    } else {
+        Ok(found)
+    }
 }
 
 /// Edge strength at the tile sides of one lattice axis over a band of the
@@ -1104,6 +1534,52 @@ fn side_strengths(p: &[f32], a: &Axis) -> (Vec<f32>, f32) {
     (per, mean)
 }
 
+/// The fraction of an axis' tiles whose two sides are edges and whose middle
+/// is not: per tile, the strongest profile value near each side (within 8 %
+/// of the pitch) must beat 1.5 x the strongest near its centre line (within
+/// 4 %). A lattice at the right pitch has all of them; at twice the pitch the
+/// middles are tile edges too, at half (or two thirds, three halves) the
+/// pitch some sides fall inside tiles.
+fn line_fraction(p: &[f32], a: &Axis) -> f64 {
+    let near = |t: f64, r: f64| {
+        let (lo, hi) = (
+            (t - r).floor().max(0.0) as usize,
+            ((t + r).ceil() as usize + 1).min(p.len()),
+        );
+        p[lo.min(hi)..hi].iter().copied().fold(0.0, f32::max)
+    };
+    let (rs, rm) = ((0.08 * a.pitch).max(1.5), (0.04 * a.pitch).max(1.0));
+    let good = (0..a.count)
+        .filter(|&i| {
+            // Profile index = pixel position - 1.
+            let c = a.centre + i as f64 * a.pitch - 1.0;
+            let side = near(c - a.tile / 2.0, rs).min(near(c + a.tile / 2.0, rs));
+            side > 1.5 * near(c, rm)
+        })
+        .count();
+    good as f64 / a.count.max(1) as f64
+}
+
+/// [`line_fraction`] of both axes of a lattice (x, y).
+fn line_fractions(edges: &Edges, xs: &Axis, ys: &Axis) -> (f64, f64) {
+    let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
+    let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
+    (
+        line_fraction(&edges.x_profile_in(y0, y1, window_of(xs)), xs),
+        line_fraction(&edges.y_profile_in(x0, x1, window_of(ys)), ys),
+    )
+}
+
+/// The profile indices an axis' measurements read: its span and a pitch
+/// either side.
+fn window_of(a: &Axis) -> (usize, usize) {
+    let lo = (a.centre - 1.5 * a.pitch - 1.0).floor().max(0.0) as usize;
+    let hi = (a.centre + (a.count as f64 + 0.5) * a.pitch + 1.0)
+        .ceil()
+        .max(0.0) as usize;
+    (lo, hi)
+}
+
 /// The band of pixels `[a, b)` covered by tiles `i0..i1` of an axis.
 fn band_of(a: &Axis, i0: usize, i1: usize, n: usize) -> (usize, usize) {
     let lo = (a.centre + i0 as f64 * a.pitch - a.tile / 2.0)
@@ -1121,8 +1597,8 @@ fn band_of(a: &Axis, i0: usize, i1: usize, n: usize) -> (usize, usize) {
 fn side_ratio(edges: &Edges, xs: &Axis, ys: &Axis) -> f32 {
     let (y0, y1) = band_of(ys, 0, ys.count, edges.h);
     let (x0, x1) = band_of(xs, 0, xs.count, edges.w);
-    let (sx, mx) = side_strengths(&edges.x_profile(y0, y1), xs);
-    let (sy, my) = side_strengths(&edges.y_profile(x0, x1), ys);
+    let (sx, mx) = side_strengths(&edges.x_profile_in(y0, y1, window_of(xs)), xs);
+    let (sy, my) = side_strengths(&edges.y_profile_in(x0, x1, window_of(ys)), ys);
     let ratio = |s: &[f32], m: f32| s.iter().sum::<f32>() / s.len().max(1) as f32 / m.max(1e-3);
     ratio(&sx, mx).min(ratio(&sy, my))
 }
@@ -1142,12 +1618,12 @@ fn trim_by_edges(
         let (rows, cols) = (ys.count, xs.count);
         let row_strength = |r: usize| {
             let (y0, y1) = band_of(ys, r, r + 1, edges.h);
-            let (s, _) = side_strengths(&edges.x_profile(y0, y1), xs);
+            let (s, _) = side_strengths(&edges.x_profile_in(y0, y1, window_of(xs)), xs);
             s.iter().sum::<f32>() / s.len().max(1) as f32
         };
         let col_strength = |c: usize| {
             let (x0, x1) = band_of(xs, c, c + 1, edges.w);
-            let (s, _) = side_strengths(&edges.y_profile(x0, x1), ys);
+            let (s, _) = side_strengths(&edges.y_profile_in(x0, x1, window_of(ys)), ys);
             s.iter().sum::<f32>() / s.len().max(1) as f32
         };
         let median = |v: Vec<f32>| {

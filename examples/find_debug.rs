@@ -1,0 +1,85 @@
+//! Diagnostics of the grid finder: every candidate lattice it scored, best
+//! first, for a picture file or a synthetic case of `tests/vision_auto.rs`.
+//!
+//! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
+//! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
+//! or `-- phone` (the benches' 1080x1920 phone capture).
+
+use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
+use gridbot::vision::find::{find_candidates, FindParams, Hints};
+
+#[path = "../tests/synth/mod.rs"]
+mod synth;
+
+fn main() {
+    for arg in std::env::args().skip(1) {
+        let img = if arg == "phone" {
+            // The benches' phone capture.
+            let style = synth::Style::phone();
+            let mut rng = synth::Rng::new(11);
+            let board = synth::random_board(&mut rng, 5, 6, 6, 0.0);
+            synth::render(&board, &style, 11).0
+        } else if let Some(seed) = arg.strip_prefix("seed:") {
+            let Ok(seed) = seed.parse::<u64>() else {
+                eprintln!("{arg}: not a seed");
+                continue;
+            };
+            let mut rng = synth::Rng::new(seed);
+            let big = rng.chance(0.15);
+            let rows = if big { rng.int(10, 20) } else { rng.int(3, 10) };
+            let cols = if big { rng.int(10, 20) } else { rng.int(3, 10) };
+            let k = rng.int(3, 7);
+            let empty = if rng.chance(0.3) { 0.1 } else { 0.0 };
+            let board = synth::random_board(&mut rng, rows, cols, k, empty);
+            let style = synth::Style::random(&mut rng, rows, cols, k);
+            let (img, _) = synth::render(&board, &style, seed);
+            println!(
+                "{arg}: want {rows}x{cols} pitch {:.1} ({style:?})",
+                style.pitch * style.scale
+            );
+            if let Ok(dir) = std::env::var("SYNTH_DIR") {
+                let _ = img.save(format!("{dir}/case-{seed}.png"));
+            }
+            img
+        } else {
+            match gridbot::vision::load_image(std::path::Path::new(&arg)) {
+                Ok(i) => i,
+                Err(e) => {
+                    eprintln!("{arg}: {e}");
+                    continue;
+                }
+            }
+        };
+        let t = std::time::Instant::now();
+        let got = find_candidates(&img, Hints::default(), &FindParams::default());
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        match got {
+            Ok(all) => {
+                println!("{arg}: {} candidates in {ms:.1} ms", all.len());
+                for f in all.iter().take(12) {
+                    let g = f.grid;
+                    println!(
+                        "  {:>2}x{:<2} score {:8.1} uniform {:.2} contrast {:5.1} pitch {:.2}x{:.2} tile {:.1}x{:.1} at ({:.1},{:.1})",
+                        f.rows,
+                        f.cols,
+                        f.score,
+                        f.uniform,
+                        f.contrast,
+                        g.pitch_x(),
+                        g.pitch_y(),
+                        g.cell_width,
+                        g.cell_height,
+                        g.left,
+                        g.top
+                    );
+                }
+            }
+            Err(e) => println!("{arg}: {e} ({ms:.1} ms)"),
+        }
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        match read_auto(&img, &opts) {
+            Ok((r, _)) => println!("  read {}", r.board),
+            Err(e) => println!("  read: {e}"),
+        }
+    }
+}
