@@ -72,7 +72,16 @@ impl Game for Pad {
 
     fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError> {
         let (g, o) = Self::orbs(board)?;
-        let s = self.search(board, budget)?;
+        // The search expands wide rounds on rayon's pool: honour the thread
+        // count asked for (0: the global pool, every core).
+        let want = budget.threads;
+        let own_pool = (want > 0 && want != rayon::current_num_threads())
+            .then(|| rayon::ThreadPoolBuilder::new().num_threads(want).build().ok())
+            .flatten();
+        let s = match own_pool {
+            Some(pool) => pool.install(|| self.search(board, budget))?,
+            None => self.search(board, budget)?,
+        };
         let after = o.dragged(&s.path).resolve(&g).after.to_board(&g);
         Ok(Solution {
             moves: vec![Move::Drag(Self::path_cells(&g, &s.path))],
