@@ -76,7 +76,12 @@ impl Game for Pad {
         // count asked for (0: the global pool, every core).
         let want = budget.threads;
         let own_pool = (want > 0 && want != rayon::current_num_threads())
-            .then(|| rayon::ThreadPoolBuilder::new().num_threads(want).build().ok())
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(want)
+                    .build()
+                    .ok()
+            })
             .flatten();
         let s = match own_pool {
             Some(pool) => pool.install(|| self.search(board, budget))?,
