@@ -217,7 +217,6 @@ fn check_interrupt() -> Result<(), PlatformError> {
 /// The loop over one game window.
 pub struct Bot<'a, F: FrameSource, S: InputSink> {
     pub game: &'a dyn Game,
-    pub cal: &'a Calibration,
     pub source: &'a mut F,
     pub input: SafeInput<S>,
     pub cfg: BotConfig,
@@ -236,7 +235,6 @@ impl<'a, F: FrameSource, S: InputSink> Bot<'a, F, S> {
     ) -> Self {
         Bot {
             game,
-            cal,
             source,
             input,
             cfg,

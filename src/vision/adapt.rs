@@ -149,11 +149,7 @@ impl Tracker {
     /// the calibration's size that reads with the live palette is there.
     pub fn layout_for(&mut self, img: &RgbImage) -> Result<Calibration, VisionError> {
         match self.live.scaled_to(img.width(), img.height()) {
-            Err(VisionError::WrongSize { .. }) => {
-                let (reading, cal) = self.refind(img)?;
-                drop(reading);
-                Ok(cal)
-            }
+            Err(VisionError::WrongSize { .. }) => self.refind(img).map(|(_, cal)| cal),
             other => other,
         }
     }
