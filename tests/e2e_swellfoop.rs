@@ -106,6 +106,7 @@ fn launch_e2e(s: &mut XSession) -> Result<(SavedGame, WindowInfo), String> {
         size: Size::Normal,
         colors: 3,
         saved: Some(game.clone()),
+        theme: None,
     })?;
     Ok((game, win))
 }
@@ -490,6 +491,7 @@ fn take(s: &mut XSession, size: Size, shot: &Shot, dir: &Path) -> String {
             size,
             colors: shot.colors,
             saved: Some(game.clone()),
+            theme: None,
         })
         .unwrap_or_else(|e| panic!("{}: {e}", shot.name));
     let board = game.replay().unwrap_or_else(|e| panic!("{e}")).board;
@@ -563,6 +565,72 @@ fn take(s: &mut XSession, size: Size, shot: &Shot, dir: &Path) -> String {
         pointer,
         game.to_gvariant()
     )
+}
+
+/// Captures Swell Foop's other two tile themes (`boringshapes`, `colors`) in
+/// every size, full and mid-game, into `fixtures/swellfoop-themes/`: real
+/// screens of skins the reader was never tuned on, for the no-calibration test
+/// in `tests/vision_auto.rs`. Each board is checked against the game's own
+/// saved game.
+/// `GRIDBOT_CAPTURE_FIXTURES=1 cargo test --test e2e_swellfoop capture_theme_fixtures -- --ignored`
+#[test]
+#[ignore = "rewrites fixtures; run by hand with GRIDBOT_CAPTURE_FIXTURES=1"]
+fn capture_theme_fixtures() {
+    if std::env::var("GRIDBOT_CAPTURE_FIXTURES").as_deref() != Ok("1") {
+        eprintln!("set GRIDBOT_CAPTURE_FIXTURES=1 to rewrite fixtures/swellfoop-themes");
+        return;
+    }
+    let Some(mut s) = session_or_skip("capture_theme_fixtures") else {
+        return;
+    };
+    let dir = repo().join("fixtures/swellfoop-themes");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let mut tsv = vec!["# name\ttheme\tsize\tcolors\tsaved-game (org.gnome.SwellFoop)".to_string()];
+    let mut seed = 41;
+    for theme in ["boringshapes", "colors"] {
+        for size in [Size::Small, Size::Normal, Size::Large] {
+            let (cols, rows) = size.dims();
+            for (colors, clicks) in [(4u8, 0usize), (3, (cols * rows) / 30)] {
+                seed += 1;
+                let game = mid_game(cols, rows, colors, seed, clicks);
+                park_pointer(&s);
+                s.launch_swell_foop(&SwellFoop {
+                    size,
+                    colors,
+                    saved: Some(game.clone()),
+                    theme: Some(theme),
+                })
+                .unwrap_or_else(|e| panic!("{theme} {}: {e}", size.name()));
+                let board = game.replay().unwrap_or_else(|e| panic!("{e}")).board;
+                let kind = if clicks == 0 { "full" } else { "mid" };
+                let name = format!("{theme}-{}-c{colors}-{kind}", size.name());
+                let img = capture_window("swell foop").unwrap_or_else(|e| panic!("{e}"));
+                let png = dir.join(format!("{name}.png"));
+                save_png_small(&img, &png).unwrap_or_else(|e| panic!("{e}"));
+                std::fs::write(
+                    dir.join(format!("{name}.txt")),
+                    format!("{}\n", board_text(&board)),
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+                let saved = s
+                    .quit_game_and_read_saved()
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(
+                    saved,
+                    game.numbers(),
+                    "{name}: the game did not keep the board"
+                );
+                eprintln!("{}: {}", png.display(), board_text(&board));
+                tsv.push(format!(
+                    "{name}\t{theme}\t{}\t{colors}\t{}",
+                    size.name(),
+                    game.to_gvariant()
+                ));
+            }
+        }
+    }
+    std::fs::write(dir.join("saved-games.tsv"), tsv.join("\n") + "\n")
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// Rewrites fixtures/swellfoop-{small,normal,large}/ from scratch.

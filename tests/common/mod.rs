@@ -422,6 +422,7 @@ impl XSession {
             .map(|g| g.to_gvariant())
             .unwrap_or_else(|| "nothing".to_string());
         for (key, value) in [
+            ("theme", cfg.theme.unwrap_or("shapesandcolors")),
             ("size", cfg.size.name()),
             ("colors", colors.as_str()),
             ("zealous", "false"),
@@ -912,6 +913,8 @@ pub struct SwellFoop {
     pub size: Size,
     pub colors: u8,
     pub saved: Option<SavedGame>,
+    /// The tile theme (`shapesandcolors`, the default, `boringshapes`, `colors`).
+    pub theme: Option<&'static str>,
 }
 
 /// A Swell Foop saved game: a full initial board (rows top to bottom, colour
