@@ -208,10 +208,12 @@ fn run_live(a: &PlayArgs, title: &str) -> anyhow::Result<i32> {
     print_summary(json, &summary);
     if !json {
         println!(
-            "level {} (10 lines a level from 1); frames read {}, mean grab+read {:.2} ms",
+            "level {} (10 lines a level from 1); frames read {}, mean grab+read {:.2} ms; \
+             well found again after a resize: {}",
             summary.score / 10 + 1,
             screen.frames_read,
-            screen.read_time.as_secs_f64() * 1e3 / screen.frames_read.max(1) as f64
+            screen.read_time.as_secs_f64() * 1e3 / screen.frames_read.max(1) as f64,
+            screen.layout_refinds()
         );
     }
     Ok(0)

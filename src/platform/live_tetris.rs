@@ -27,7 +27,7 @@ use crate::bot::BotError;
 use crate::bot_tetris::{TetrisScreen, TetrisView};
 use crate::games::tetris::{Field, Piece, RotationSystem};
 use crate::platform::{FrameSource, PlatformError};
-use crate::vision::well::{read_preview, read_well, WellLayout, WellRead};
+use crate::vision::well::{read_preview, WellLayout, WellRead, WellTracker};
 
 /// Cells `(row, col)`, row 0 at the top of the well.
 type Cells = Vec<(u32, u32)>;
@@ -39,7 +39,8 @@ type Sighting = (Vec<u32>, Cells, WellRead, Option<Cells>, Instant);
 /// A live window showing a Tetris well.
 pub struct LiveTetris<F: FrameSource> {
     frames: F,
-    layout: WellLayout,
+    /// The well's layout, followed through resizes and brightness drift.
+    tracker: WellTracker,
     /// The locked cells the loop expects next (rows top-down, bit = column).
     expected: Option<Vec<u32>>,
     /// The falling piece's cells in the last view.
@@ -229,7 +230,7 @@ impl<F: FrameSource> LiveTetris<F> {
         };
         Ok(LiveTetris {
             frames,
-            layout,
+            tracker: WellTracker::new(layout),
             expected: None,
             active: Vec::new(),
             view_locked: None,
@@ -264,15 +265,20 @@ impl<F: FrameSource> LiveTetris<F> {
     }
 
     pub fn layout(&self) -> &WellLayout {
-        &self.layout
+        self.tracker.layout()
+    }
+
+    /// Times the well was found again after the window changed size.
+    pub fn layout_refinds(&self) -> u32 {
+        self.tracker.refinds
     }
 
     /// One frame: the well read and the preview's cells.
     fn read(&mut self) -> Result<(WellRead, Option<Cells>, Instant), BotError> {
         let t0 = Instant::now();
         let frame = self.frames.grab().map_err(BotError::Platform)?;
-        let read = read_well(&frame.image, &self.layout).map_err(BotError::Vision)?;
-        let preview = read_preview(&frame.image, &self.layout);
+        let read = self.tracker.read(&frame.image).map_err(BotError::Vision)?;
+        let preview = read_preview(&frame.image, self.tracker.layout());
         self.frames_read += 1;
         self.read_time += t0.elapsed();
         Ok((read, preview, t0))
@@ -304,7 +310,7 @@ impl<F: FrameSource> LiveTetris<F> {
     }
 
     fn split_alone(&self, rows: &[u32]) -> Option<(Vec<u32>, Cells)> {
-        split_alone(rows, self.layout.cols)
+        split_alone(rows, self.layout().cols)
     }
 
     /// Waits for a picture with a falling piece; `Ok(None)` when none came
@@ -319,7 +325,7 @@ impl<F: FrameSource> LiveTetris<F> {
             let rows = read.row_masks();
             // A full row on screen is a line being cleared: the game has
             // already moved on, the picture has not yet.
-            let full = (1u32 << self.layout.cols) - 1;
+            let full = (1u32 << self.layout().cols) - 1;
             if read.unsure.is_empty() && !rows.contains(&full) {
                 let split = match &self.expected {
                     Some(e) => self.split_expected(&rows, e),
@@ -371,11 +377,14 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
     fn view(&mut self) -> Result<TetrisView, BotError> {
         let Some((locked, active, read, preview, at)) = self.wait_piece()? else {
             let rows = from_field(
-                &Field::new(self.layout.cols as usize, self.layout.rows as usize)
+                &Field::new(self.layout().cols as usize, self.layout().rows as usize)
                     .map_err(BotError::Tetris)?,
             );
             return Ok(TetrisView {
-                field: to_field(self.expected.as_deref().unwrap_or(&rows), self.layout.cols)?,
+                field: to_field(
+                    self.expected.as_deref().unwrap_or(&rows),
+                    self.layout().cols,
+                )?,
                 piece: None,
                 preview: Vec::new(),
                 falling: Vec::new(),
@@ -395,7 +404,7 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
                 self.colours[p.index()].get_or_insert(colour);
             }
         }
-        let h = self.layout.rows as usize;
+        let h = self.layout().rows as usize;
         let falling = active
             .iter()
             .map(|&(r, c)| (c as usize, h - 1 - r as usize))
@@ -404,7 +413,7 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
         self.view_locked = Some(locked.clone());
         self.seen_at = Some(at);
         Ok(TetrisView {
-            field: to_field(&locked, self.layout.cols)?,
+            field: to_field(&locked, self.layout().cols)?,
             piece,
             preview: preview.as_deref().and_then(identify).into_iter().collect(),
             falling,
@@ -453,7 +462,7 @@ impl<F: FrameSource> TetrisScreen for LiveTetris<F> {
             return Ok(None);
         };
         self.active = a.clone();
-        let h = self.layout.rows as usize;
+        let h = self.layout().rows as usize;
         Ok(Some(
             a.iter()
                 .map(|&(r, c)| (c as usize, h - 1 - r as usize))

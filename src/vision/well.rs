@@ -47,6 +47,9 @@ pub struct WellRead {
     /// Cells that were neither clearly empty nor clearly filled (text, a
     /// half-drawn animation): a read with any is not to be acted on.
     pub unsure: Vec<(u32, u32)>,
+    /// The mean colour of the background pixels of the clearly empty cells
+    /// (`None` when no cell was), what [`WellTracker`] follows.
+    pub background_seen: Option<[u8; 3]>,
 }
 
 impl WellRead {
@@ -80,6 +83,19 @@ fn differs_by(p: [u8; 3], bg: [u8; 3], t: i32) -> bool {
 /// Fraction of "not background" pixels in the middle half of a box, and their
 /// mean colour.
 fn sample_box(img: &RgbImage, x0: f32, y0: f32, w: f32, h: f32, bg: [u8; 3]) -> (f32, [u8; 3]) {
+    let (frac, mean, _) = sample_box_with_background(img, x0, y0, w, h, bg);
+    (frac, mean)
+}
+
+/// [`sample_box`], plus the sum and count of the background pixels.
+fn sample_box_with_background(
+    img: &RgbImage,
+    x0: f32,
+    y0: f32,
+    w: f32,
+    h: f32,
+    bg: [u8; 3],
+) -> (f32, [u8; 3], ([u64; 3], u64)) {
     let (iw, ih) = img.dimensions();
     let xa = (x0 + w * 0.25).round().max(0.0) as u32;
     let xb = ((x0 + w * 0.75).round() as u32).min(iw);
@@ -87,27 +103,31 @@ fn sample_box(img: &RgbImage, x0: f32, y0: f32, w: f32, h: f32, bg: [u8; 3]) -> 
     let yb = ((y0 + h * 0.75).round() as u32).min(ih);
     let (mut n, mut hit) = (0u32, 0u32);
     let mut sum = [0u64; 3];
+    let mut bg_sum = [0u64; 3];
     for y in ya..yb {
         for x in xa..xb {
             let p = img.get_pixel(x, y).0;
             n += 1;
-            if differs(p, bg) {
+            let acc = if differs(p, bg) {
                 hit += 1;
-                for i in 0..3 {
-                    sum[i] += p[i] as u64;
-                }
+                &mut sum
+            } else {
+                &mut bg_sum
+            };
+            for i in 0..3 {
+                acc[i] += p[i] as u64;
             }
         }
     }
     if n == 0 {
-        return (0.0, bg);
+        return (0.0, bg, (bg_sum, 0));
     }
     let mean = if hit == 0 {
         bg
     } else {
         [0, 1, 2].map(|i| (sum[i] / hit as u64) as u8)
     };
-    (hit as f32 / n as f32, mean)
+    (hit as f32 / n as f32, mean, (bg_sum, (n - hit) as u64))
 }
 
 /// Reads every cell of the well.
@@ -125,11 +145,19 @@ pub fn read_well(img: &RgbImage, l: &WellLayout) -> Result<WellRead, VisionError
     let ch = l.well.h as f32 / l.rows as f32;
     let mut cells = Vec::with_capacity((l.cols * l.rows) as usize);
     let mut unsure = Vec::new();
+    let (mut bg_sum, mut bg_n) = ([0u64; 3], 0u64);
     for r in 0..l.rows {
         for c in 0..l.cols {
             let x0 = l.well.x as f32 + c as f32 * cw;
             let y0 = l.well.y as f32 + r as f32 * ch;
-            let (frac, mean) = sample_box(img, x0, y0, cw, ch, l.background);
+            let (frac, mean, (sum, n)) =
+                sample_box_with_background(img, x0, y0, cw, ch, l.background);
+            if frac <= 0.02 {
+                for i in 0..3 {
+                    bg_sum[i] += sum[i];
+                }
+                bg_n += n;
+            }
             if frac >= 0.85 {
                 cells.push(Some(mean));
             } else {
@@ -145,7 +173,60 @@ pub fn read_well(img: &RgbImage, l: &WellLayout) -> Result<WellRead, VisionError
         rows: l.rows,
         cells,
         unsure,
+        background_seen: (bg_n > 0).then(|| [0, 1, 2].map(|i| (bg_sum[i] / bg_n) as u8)),
     })
+}
+
+/// Follows a live well: finds it again when the window changes size, and
+/// follows the well's background colour as it drifts (a screen dimming or
+/// brightening slowly), so "not background" keeps meaning a block. Pure: the
+/// caller grabs the pictures.
+#[derive(Debug, Clone)]
+pub struct WellTracker {
+    layout: WellLayout,
+    /// Times the well was found again after a size change.
+    pub refinds: u32,
+}
+
+impl WellTracker {
+    pub fn new(layout: WellLayout) -> Self {
+        WellTracker { layout, refinds: 0 }
+    }
+
+    pub fn layout(&self) -> &WellLayout {
+        &self.layout
+    }
+
+    /// Reads a picture. A picture of another size is searched for the well
+    /// first (an error when none is there). After the read, the background
+    /// moves half way to the colour the empty cells showed, when that is near
+    /// enough to still be the background (a sudden larger change is left to
+    /// the read's unsure cells and the loop's checks).
+    pub fn read(&mut self, img: &RgbImage) -> Result<WellRead, VisionError> {
+        if img.dimensions() != self.layout.window {
+            let l = find_well(img, self.layout.cols, self.layout.rows)?;
+            tracing::info!(
+                "the window is now {}x{}: well found again at {},{} ({}x{})",
+                img.width(),
+                img.height(),
+                l.well.x,
+                l.well.y,
+                l.well.w,
+                l.well.h
+            );
+            self.layout = l;
+            self.refinds += 1;
+        }
+        let read = read_well(img, &self.layout)?;
+        if let Some(seen) = read.background_seen {
+            let bg = self.layout.background;
+            if !differs_by(seen, bg, DIFF / 2) {
+                self.layout.background =
+                    [0, 1, 2].map(|i| (bg[i] as u16 + seen[i] as u16).div_ceil(2) as u8);
+            }
+        }
+        Ok(read)
+    }
 }
 
 /// The blocks shown in the preview box, as `(row, col)` cells with the top-left
@@ -501,6 +582,78 @@ mod tests {
             read_preview(&img, &l),
             Some(vec![(0, 1), (1, 0), (1, 1), (1, 2)])
         );
+    }
+
+    /// Scales every pixel's channels by `f` (a screen dimming or brightening).
+    fn scaled(img: &RgbImage, f: f32) -> RgbImage {
+        let mut out = img.clone();
+        for p in out.pixels_mut() {
+            for ch in p.0.iter_mut() {
+                *ch = (*ch as f32 * f).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+        out
+    }
+
+    fn occupied(read: &WellRead) -> Vec<(u32, u32)> {
+        (0..read.rows)
+            .flat_map(|r| (0..read.cols).map(move |c| (r, c)))
+            .filter(|&(r, c)| read.occupied(r, c))
+            .collect()
+    }
+
+    /// A grey well (not black: a brightness change moves it) with the blocks
+    /// a darker grey: 60% brightness in 4% steps loses every block with the
+    /// background fixed, and none when the tracker follows it.
+    #[test]
+    fn the_tracker_follows_a_slowly_dimming_well() {
+        let mut img = screen(&[(19, 0), (19, 1), (18, 0), (10, 5)], &[]);
+        for p in img.pixels_mut() {
+            p.0 = match p.0 {
+                [0, 0, 0] => [200, 200, 200],
+                [230, 120, 30] => [80, 80, 80],
+                x => x,
+            };
+        }
+        let l = find_well(&img, 10, 20).expect("well");
+        let want = occupied(&read_well(&img, &l).expect("read"));
+        assert_eq!(want.len(), 4);
+        let mut t = WellTracker::new(l);
+        let mut f = 1.0;
+        while f > 0.6 {
+            f -= 0.04;
+            let frame = scaled(&img, f);
+            let read = t.read(&frame).expect("read");
+            assert_eq!(occupied(&read), want, "at {f:.2}");
+            assert!(read.unsure.is_empty(), "at {f:.2}");
+        }
+        let fixed = read_well(&scaled(&img, f), &l).expect("read");
+        assert_ne!(
+            occupied(&fixed),
+            want,
+            "the fixed background should fail at {f:.2}"
+        );
+        assert_eq!(t.refinds, 0);
+    }
+
+    #[test]
+    fn the_tracker_finds_the_well_again_in_a_resized_window() {
+        let blocks = [(19, 0), (19, 1), (18, 0), (3, 4)];
+        let img = screen(&blocks, &[]);
+        let l = find_well(&img, 10, 20).expect("well");
+        let mut t = WellTracker::new(l);
+        // The same picture in a wider window, shifted right and down.
+        let mut wide = RgbImage::from_pixel(520, 520, Rgb([48, 48, 48]));
+        image::imageops::replace(&mut wide, &img, 70, 25);
+        let read = t.read(&wide).expect("read");
+        assert_eq!(t.refinds, 1);
+        assert_eq!(t.layout().well.x, 110);
+        let mut want = blocks.to_vec();
+        want.sort();
+        assert_eq!(occupied(&read), want);
+        // A picture with no well is an error, not a guess.
+        let blank = RgbImage::from_pixel(300, 300, Rgb([48, 48, 48]));
+        assert!(t.read(&blank).is_err());
     }
 
     #[test]
