@@ -214,12 +214,21 @@ fn screens_without_a_board_are_refused() {
     for seed in 0..6u64 {
         let mut rng = Rng::new(seed);
         for (name, img) in no_board_screens(&mut rng) {
-            n += 1;
-            let opts = CalibrateOptions::find("generic", Hints::default());
-            match read_auto(&img, &opts) {
-                Err(e) if e.is_no_board() => {}
-                Err(e) => bad.push(format!("seed {seed} {name}: wrong error {e}")),
-                Ok((r, _)) => bad.push(format!("seed {seed} {name}: read {}", r.board)),
+            // With no hints, and with a size given (which relaxes the
+            // whole-board checks, see `read_auto`).
+            for (rows, cols) in [(None, None), (Some(8), Some(8)), (Some(10), Some(15))] {
+                n += 1;
+                let opts = CalibrateOptions::find("generic", Hints { rows, cols });
+                match read_auto(&img, &opts) {
+                    Err(e) if e.is_no_board() => {}
+                    Err(e) => bad.push(format!(
+                        "seed {seed} {name} {rows:?}x{cols:?}: wrong error {e}"
+                    )),
+                    Ok((r, _)) => bad.push(format!(
+                        "seed {seed} {name} {rows:?}x{cols:?}: read {}",
+                        r.board
+                    )),
+                }
             }
         }
     }
@@ -337,6 +346,27 @@ fn swell_foop_themes_read_right_or_are_refused() {
         assert!(
             read_right.iter().any(|n| n == must),
             "{must} no longer reads right"
+        );
+    }
+    // Given the board's size, the mid-game boards (empty top rows and right
+    // columns) read right too.
+    for (size, rows, cols) in [("small", 5, 6), ("normal", 10, 15), ("large", 15, 20)] {
+        let png = dir.join(format!("colors-{size}-c3-mid.png"));
+        let img = gridbot::vision::load_image(&png).expect("fixture loads");
+        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
+        let want: Board = text.trim().parse().expect("board label");
+        let hints = Hints {
+            rows: Some(rows),
+            cols: Some(cols),
+        };
+        let opts = CalibrateOptions::find("samegame", hints);
+        let (reading, _) =
+            read_auto(&img, &opts).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+        let t = score(&want, &reading.board, &[]);
+        assert_eq!(
+            t.right, t.total,
+            "{size}: want {want}, got {}",
+            reading.board
         );
     }
 }

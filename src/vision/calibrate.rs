@@ -966,7 +966,9 @@ pub fn read_auto(
         e => e,
     })?;
     let reading = read_board(img, &cal)?;
-    plausible(&reading.board)?;
+    let (rows, cols) = (reading.board.rows(), reading.board.cols());
+    let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
+    plausible(&reading.board, sized)?;
     Ok((reading, cal))
 }
 
@@ -974,8 +976,12 @@ pub fn read_auto(
 /// picture: at least two tile colours, at most half the cells empty, some
 /// colour on more than one cell (a lattice over a menu, a page of text or a
 /// photograph fails one of these), and no outer row or column mostly empty
-/// (the board's edge must be seen).
-fn plausible(board: &Board) -> Result<(), VisionError> {
+/// (the board's edge must be seen). When the user gave the board's size
+/// (`sized`) and the lattice has it, outer lines may be mostly empty and so
+/// may most cells (a collapse board mid-game empties from the top and the
+/// right, its columns stand at any height; a well empties from the top), but
+/// the bottom row and the left column must each hold a tile.
+fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
     let cells = board.cells();
     let mut counts = [0usize; 10];
     for &v in cells {
@@ -986,7 +992,7 @@ fn plausible(board: &Board) -> Result<(), VisionError> {
     let colours = counts.iter().filter(|&&c| c > 0).count();
     let empty = cells.iter().filter(|&&v| v == EMPTY).count();
     let repeated = counts.iter().any(|&c| c >= 2);
-    if colours < 2 || 2 * empty > cells.len() || !repeated {
+    if colours < 2 || (2 * empty > cells.len() && !sized) || !repeated {
         return Err(VisionError::NoBoard(format!(
             "a {}x{} lattice reads {colours} tile colours and {empty} empty cells: not a board",
             board.rows(),
@@ -1013,6 +1019,17 @@ fn plausible(board: &Board) -> Result<(), VisionError> {
             empties(&mut (0..rows).map(|r| (r, cols - 1))),
         ),
     ];
+    if sized {
+        let bottom = (0..cols).any(|c| board.get(rows - 1, c) != EMPTY);
+        let left = (0..rows).any(|r| board.get(r, 0) != EMPTY);
+        if bottom && left {
+            return Ok(());
+        }
+        return Err(VisionError::NoBoard(format!(
+            "the {rows}x{cols} lattice holds no tile in its {}",
+            if bottom { "left column" } else { "bottom row" }
+        )));
+    }
     if let Some((name, _)) = outer.iter().find(|o| o.1) {
         return Err(VisionError::NoBoard(format!(
             "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
