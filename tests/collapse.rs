@@ -102,6 +102,22 @@ fn fast_board_matches_naive_reference() {
                     fast.groups(&mut groups);
                     let fast_moves = groups.iter().filter(|g| g.size >= 2).count();
                     prop_assert_eq!(moves.len(), fast_moves, "move count on {}", slow);
+                    // Every group, lone cells included, has the naive size, and
+                    // together they cover every filled cell once.
+                    for g in &groups {
+                        let cell = fast.cell_of(g.rep);
+                        let naive_group = naive::group(&slow, cell.row, cell.col);
+                        prop_assert_eq!(
+                            naive_group.len(),
+                            g.size as usize,
+                            "group at {:?} on {}",
+                            cell,
+                            slow
+                        );
+                        prop_assert_eq!(slow.get(cell.row, cell.col), g.colour);
+                    }
+                    let covered: usize = groups.iter().map(|g| g.size as usize).sum();
+                    prop_assert_eq!(covered, slow.filled_count());
                     prop_assert_eq!(fast.has_move(), !moves.is_empty());
                     if moves.is_empty() {
                         break;

@@ -251,6 +251,18 @@ impl<const N: usize> CBoard<N> {
                     continue; // already in a group
                 }
                 work[start] = 0;
+                // A lone cell (most groups on a random board): no flood. A
+                // matching neighbour to the left or below would have taken
+                // this cell into its group already, so only the cell above
+                // and the one to the right can still match.
+                if work[start + 1] != colour && work[start + s] != colour {
+                    out.push(Group {
+                        rep: start as u16,
+                        size: 1,
+                        colour,
+                    });
+                    continue;
+                }
                 stack[0] = start as u16;
                 let mut sp = 1;
                 let mut size = 0u16;
