@@ -157,7 +157,8 @@ fn evaluate<const N: usize>(
 ) -> i32 {
     b.groups(groups);
     if !groups.iter().any(|g| g.size >= 2) {
-        return score + scoring.end_bonus(b.remaining());
+        // Every group is a lone cell: their count is the cells left.
+        return score + scoring.end_bonus(groups.len() as u32);
     }
     let mut gsum = 0i64;
     let mut tsum = 0i64;
@@ -202,7 +203,7 @@ fn evaluate<const N: usize>(
             }
         }
     }
-    let r = b.remaining() as f32;
+    let r: f32 = counts.iter().map(|&k| k as f32).sum();
     v += w.rem2 * r * r + w.ngroups * ngroups as f32;
     v as i32
 }
