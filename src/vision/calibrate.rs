@@ -58,6 +58,9 @@ pub struct CalibrateParams {
     pub spread_margin: f32,
     /// Most window anchors to keep.
     pub max_anchors: usize,
+    /// Without K: a colour on a single cell is no palette colour when the
+    /// median colour is on at least this many cells.
+    pub lone_size: usize,
     pub locate: LocateParams,
 }
 
@@ -71,6 +74,7 @@ impl Default for CalibrateParams {
             spread_floor: 10.0,
             spread_margin: 3.0,
             max_anchors: 8,
+            lone_size: 5,
             locate: LocateParams::default(),
         }
     }
@@ -748,10 +752,25 @@ pub fn calibrate_shots(
         }
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
         let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
+        // A colour seen on one cell only, where the board's colours are
+        // each seen on many (median cluster size at least `lone_size`), is
+        // no palette colour: a popup or an effect over that tile. Its cell
+        // then matches no colour and reads as unknown.
+        let mut sizes = vec![0usize; centres.len()];
+        for &a in &assign {
+            sizes[a] += 1;
+        }
+        let lone = |a: usize| {
+            let mut s: Vec<usize> = sizes.iter().copied().filter(|&n| n > 0).collect();
+            s.sort_unstable();
+            opts.colours.is_none()
+                && sizes[a] == 1
+                && s.get(s.len() / 2).is_some_and(|&m| m >= p.lone_size)
+        };
         // Number clusters by first appearance in reading order.
         let mut order: Vec<usize> = Vec::new();
         for &a in &assign {
-            if !order.contains(&a) {
+            if !order.contains(&a) && !lone(a) {
                 order.push(a);
             }
         }
