@@ -990,7 +990,8 @@ pub fn read_auto(
 }
 
 /// Whole-board checks for a reading with a palette learned from the same
-/// picture: at least two tile colours, at most half the cells empty, some
+/// picture: at most a tenth of the cells (at least 2) unreadable, at least
+/// two tile colours, at most half the cells empty, some
 /// colour on more than one cell (a lattice over a menu, a page of text or a
 /// photograph fails one of these), and no outer row or column mostly empty
 /// (the board's edge must be seen).
@@ -1004,6 +1005,20 @@ fn plausible(board: &Board) -> Result<(), VisionError> {
     }
     let colours = counts.iter().filter(|&&c| c > 0).count();
     let empty = cells.iter().filter(|&&v| v == EMPTY).count();
+    // The palette was learned from these very cells: on a board it explains
+    // all but a few (a popup, an effect), far fewer than the reader's
+    // general limit for a calibration learned elsewhere.
+    let unknown = cells.iter().filter(|&&v| v == UNKNOWN).count();
+    let unknown_limit = (cells.len() / 10).max(2);
+    if unknown > unknown_limit {
+        return Err(VisionError::NoBoard(format!(
+            "{unknown} of {} cells of a {}x{} lattice match none of the colours learned from it \
+             (limit {unknown_limit}): not a board",
+            cells.len(),
+            board.rows(),
+            board.cols()
+        )));
+    }
     let repeated = counts.iter().any(|&c| c >= 2);
     if colours < 2 || 2 * empty > cells.len() || !repeated {
         return Err(VisionError::NoBoard(format!(

@@ -979,7 +979,10 @@ fn score_lattice(
     if uniform < params.min_uniform || contrast < params.min_contrast {
         return None;
     }
-    if alternates(cells, rows, cols) || mode_fraction(cells) > params.max_mode {
+    if alternates(cells, rows, cols)
+        || parity_apart(cells, rows, cols)
+        || mode_fraction(cells) > params.max_mode
+    {
         return None;
     }
     let same = [true, false]
@@ -1009,6 +1012,40 @@ fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
             }
             None => false,
         })
+}
+
+/// True when, along rows or columns, the cells at even places and those at
+/// odd places show different colours: fewer than `PARITY_SHARED` of the
+/// cells (at most 200 of them, evenly spread) have a colour (within ΔE 10) seen at the other parity. On a
+/// board every colour turns up at both; a lattice twice too fine puts tiles
+/// at one parity and the gaps or background between them at the other.
+fn parity_apart(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
+    const PARITY_SHARED: f64 = 0.6;
+    [true, false].iter().any(|&horizontal| {
+        let n_in = if horizontal { cols } else { rows };
+        if n_in < 6 || cells.len() < 24 {
+            return false;
+        }
+        let parity = |i: usize| {
+            if horizontal {
+                (i % cols) % 2
+            } else {
+                (i / cols) % 2
+            }
+        };
+        let (mut shared, mut n) = (0usize, 0usize);
+        let step = cells.len().div_ceil(200);
+        for (i, c) in cells.iter().enumerate().step_by(step) {
+            n += 1;
+            let p = parity(i);
+            shared += cells
+                .iter()
+                .enumerate()
+                .any(|(j, d)| parity(j) != p && delta_e(c.0, d.0) < 10.0)
+                as usize;
+        }
+        (shared as f64) < PARITY_SHARED * n as f64
+    })
 }
 
 /// Neighbour pairs along rows (`horizontal`) or columns, split by the parity
@@ -1461,7 +1498,9 @@ fn evaluate(
             trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
             let (xs, ys) = (&xs, &ys);
             let sides = side_ratio(edges, xs, ys);
-            match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity)
+            match score_lattice(&cells, xs, ys, params)
+                .filter(|_| sides >= params.min_periodicity)
+                .filter(|s| gaps_plain(img, &cells, xs, ys, s.2))
             {
                 Some((score, uniform, contrast)) => {
                     let (fx, fy) = line_fractions(edges, xs, ys);
@@ -1503,6 +1542,69 @@ fn evaluate(
     } else {
         Ok(found)
     }
+}
+
+/// True when the gaps between tiles look like a background, not like tiles:
+/// along each axis with a clear gap (at least 4 pixels and a tenth of the
+/// pitch), the gap's middle is sampled beside every tile (a short line
+/// across the tile's width). A lattice at twice the pitch of the board (or
+/// one pairing a row of UI with the board) claims gaps where tiles are: its
+/// gap samples differ from each other like tiles do (at least half the
+/// lattice's `contrast` between neighbours) and mostly match neither tile on
+/// their two sides. (On a board without gaps whose tile size was measured
+/// short, the gap samples fall on the tiles' borders and match one side.)
+fn gaps_plain(img: &RgbImage, cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, contrast: f32) -> bool {
+    let (w, h) = (img.width() as f64, img.height() as f64);
+    let at = |x: f64, y: f64| {
+        let x = x.clamp(0.0, w - 1.0) as u32;
+        let y = y.clamp(0.0, h - 1.0) as u32;
+        rgb_to_lab(img.get_pixel(x, y).0)
+    };
+    let cols = xs.count;
+    // `a`: the axis across whose gaps we look; `b`: the other one.
+    let check = |a: &Axis, b: &Axis, vertical: bool| -> bool {
+        let gap = a.pitch - a.tile;
+        if gap < 4.0 || gap < 0.1 * a.pitch || a.count < 2 || b.count < 2 {
+            return true;
+        }
+        let cell = |i: usize, j: usize| {
+            if vertical {
+                cells[j * cols + i].0
+            } else {
+                cells[i * cols + j].0
+            }
+        };
+        let mut line: Vec<Lab> = Vec::with_capacity(b.count);
+        let (mut sum, mut n, mut matched, mut m) = (0f32, 0usize, 0usize, 0usize);
+        for i in 0..a.count - 1 {
+            let g = a.centre + (i as f64 + 0.5) * a.pitch;
+            line.clear();
+            for j in 0..b.count {
+                let c = b.centre + j as f64 * b.pitch;
+                let samples: Vec<Lab> = (-2..=2)
+                    .map(|k| {
+                        let t = c + k as f64 * 0.1 * b.tile;
+                        if vertical {
+                            at(g, t)
+                        } else {
+                            at(t, g)
+                        }
+                    })
+                    .collect();
+                let lab = robust_centre(&samples).0;
+                let near = delta_e(lab, cell(i, j)).min(delta_e(lab, cell(i + 1, j)));
+                matched += (near < 12.0) as usize;
+                m += 1;
+                line.push(lab);
+            }
+            for pair in line.windows(2) {
+                sum += delta_e(pair[0], pair[1]).min(40.0);
+                n += 1;
+            }
+        }
+        n == 0 || sum / (n as f32) < 0.5 * contrast || 2 * matched >= m
+    };
+    check(xs, ys, true) && check(ys, xs, false)
 }
 
 /// Edge strength at the tile sides of one lattice axis over a band of the
