@@ -109,6 +109,9 @@ pub struct FindParams {
     /// pass the lattice tests and its score is at least this fraction of
     /// the best's.
     pub finer_score: f64,
+    /// Pictures of at least this many pixels are searched at half size
+    /// first.
+    pub reduce_above: f64,
 }
 
 impl Default for FindParams {
@@ -134,6 +137,7 @@ impl Default for FindParams {
             max_same: 0.75,
             min_periodicity: 1.5,
             finer_score: 0.5,
+            reduce_above: 1.2e6,
         }
     }
 }
@@ -179,34 +183,45 @@ impl Edges {
         let raw = img.as_raw();
         let floor = p.edge_floor as i32;
         let clamp = p.edge_clamp as i32;
-        let edge = |a: usize, b: usize| -> u32 {
-            let d = (0..3)
-                .map(|k| (raw[a + k] as i32 - raw[b + k] as i32).abs())
-                .max()
-                .unwrap_or(0);
-            (d - floor).clamp(0, clamp) as u32
-        };
+        #[inline(always)]
+        fn diff(a: &[u8], b: &[u8]) -> i32 {
+            let d0 = (a[0] as i32 - b[0] as i32).abs();
+            let d1 = (a[1] as i32 - b[1] as i32).abs();
+            let d2 = (a[2] as i32 - b[2] as i32).abs();
+            d0.max(d1).max(d2)
+        }
         let mut colsum = vec![0u32; (h + 1) * w];
         let mut rowsum = vec![0u32; h * (w + 1)];
         for y in 0..h {
-            let row = y * w * 3;
-            let mut acc = 0u32;
+            let row = &raw[y * w * 3..(y + 1) * w * 3];
+            let below = (y + 1 < h).then(|| &raw[(y + 1) * w * 3..(y + 2) * w * 3]);
+            let (prev, rest) = colsum.split_at_mut((y + 1) * w);
+            let prev = &prev[y * w..];
+            let cur = &mut rest[..w];
+            // Vertical edges (between columns x and x+1), summed down columns.
             for x in 0..w {
                 let ex = if x + 1 < w {
-                    edge(row + x * 3, row + x * 3 + 3)
+                    (diff(&row[x * 3..x * 3 + 3], &row[x * 3 + 3..x * 3 + 6]) - floor)
+                        .clamp(0, clamp) as u32
                 } else {
                     0
                 };
-                colsum[(y + 1) * w + x] = colsum[y * w + x] + ex;
-                let ey = if y + 1 < h {
-                    edge(row + x * 3, row + w * 3 + x * 3)
-                } else {
-                    0
-                };
-                rowsum[y * (w + 1) + x] = acc;
-                acc += ey;
+                cur[x] = prev[x] + ex;
             }
-            rowsum[y * (w + 1) + w] = acc;
+            // Horizontal edges (between rows y and y+1), summed along the row.
+            let out = &mut rowsum[y * (w + 1)..(y + 1) * (w + 1)];
+            let mut acc = 0u32;
+            match below {
+                Some(below) => {
+                    for x in 0..w {
+                        out[x] = acc;
+                        acc += (diff(&row[x * 3..x * 3 + 3], &below[x * 3..x * 3 + 3]) - floor)
+                            .clamp(0, clamp) as u32;
+                    }
+                }
+                None => out[..w].fill(0),
+            }
+            out[w] = acc;
         }
         Edges {
             w,
@@ -1128,6 +1143,76 @@ pub fn find_candidates(
     params: &FindParams,
 ) -> Result<Vec<FoundGrid>, VisionError> {
     let (w, h) = (img.width() as usize, img.height() as usize);
+    let least = (2.0 * params.min_pitch * params.min_cells as f64) as usize;
+    if (w * h) as f64 >= params.reduce_above && w >= least && h >= least {
+        // A large picture is searched at half size first (a quarter of the
+        // pixels; its pitches from twice the least), the lattices found
+        // mapped back and their cells sampled at full size. Nothing found
+        // there (a board of small tiles): the full-size search.
+        let half = half_size(img);
+        let p2 = FindParams {
+            max_pitch: params.max_pitch / 2.0,
+            ..*params
+        };
+        if let Ok(found) = search(&half, hints, &p2) {
+            return Ok(found.into_iter().map(|f| doubled(img, f, params)).collect());
+        }
+    }
+    search(img, hints, params)
+}
+
+/// The picture at half size (each pixel the mean of a 2x2 block).
+fn half_size(img: &RgbImage) -> RgbImage {
+    let (w, h) = (img.width() as usize / 2, img.height() as usize / 2);
+    let src = img.as_raw();
+    let stride = img.width() as usize * 3;
+    let mut out = vec![0u8; w * h * 3];
+    for y in 0..h {
+        let (r0, r1) = (&src[2 * y * stride..], &src[(2 * y + 1) * stride..]);
+        let o = &mut out[y * w * 3..(y + 1) * w * 3];
+        for x in 0..w {
+            for k in 0..3 {
+                let i = 6 * x + k;
+                let s = r0[i] as u16 + r0[i + 3] as u16 + r1[i] as u16 + r1[i + 3] as u16;
+                o[3 * x + k] = ((s + 2) / 4) as u8;
+            }
+        }
+    }
+    RgbImage::from_raw(w as u32, h as u32, out).unwrap_or_else(|| img.clone())
+}
+
+/// A lattice found on the half-size picture, in the full picture's pixels,
+/// its cells sampled there.
+fn doubled(img: &RgbImage, f: FoundGrid, params: &FindParams) -> FoundGrid {
+    let g = f.grid;
+    let grid = Grid {
+        left: 2.0 * g.left,
+        top: 2.0 * g.top,
+        cell_width: 2.0 * g.cell_width,
+        cell_height: 2.0 * g.cell_height,
+        gap_x: 2.0 * g.gap_x,
+        gap_y: 2.0 * g.gap_y,
+    };
+    let f = FoundGrid {
+        grid,
+        score: 2.0 * f.score,
+        ..f
+    };
+    let (xs, ys) = axes_of(&f);
+    let cells = sample_cells(img, &xs, &ys, params)
+        .into_iter()
+        .map(|c| c.0)
+        .collect();
+    FoundGrid { cells, ..f }
+}
+
+/// [`find_candidates`] at the picture's own size.
+fn search(
+    img: &RgbImage,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<Vec<FoundGrid>, VisionError> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
     let least = (params.min_pitch * params.min_cells as f64) as usize;
     if w < least || h < least {
         return Err(no_board(format!(
@@ -1213,6 +1298,18 @@ pub fn find_candidates(
             }
         }
     }
+    // Pairs found from both axes (or from the whole picture and a band) are
+    // often the same lattice: evaluate each once.
+    let mut unique: Vec<(Comb, Comb)> = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        if !unique
+            .iter()
+            .any(|u| same_comb(&u.0, &p.0) && same_comb(&u.1, &p.1))
+        {
+            unique.push(p);
+        }
+    }
+    let pairs = unique;
     let mut all: Vec<FoundGrid> = Vec::new();
     let mut why = String::from("no candidate grid");
 
@@ -1385,6 +1482,18 @@ fn divided(
         .into_iter()
         .filter(|g| 4 * count(g) > 3 * parts * a.count && count(g) > a.count)
         .max_by(|x, y| x.score.total_cmp(&y.score))
+}
+
+/// True when two combs describe the same teeth: pitches within 1.5 %, the
+/// same phase (within their slack and 2 pixels) and first and last teeth
+/// within a pitch of each other.
+fn same_comb(a: &Comb, b: &Comb) -> bool {
+    let pitch = 0.5 * (a.pitch + b.pitch);
+    let d = (a.phase - b.phase).rem_euclid(pitch);
+    (a.pitch / b.pitch - 1.0).abs() < 0.015
+        && d.min(pitch - d) <= a.slack.max(b.slack) + 2.0
+        && (a.tooth(a.k0) - b.tooth(b.k0)).abs() < pitch
+        && (a.tooth(a.k1) - b.tooth(b.k1)).abs() < pitch
 }
 
 /// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
