@@ -56,6 +56,7 @@
 //! rows and columns, positive tile sizes and lies inside the picture.
 
 use image::RgbImage;
+use rayon::prelude::*;
 
 use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
 use super::layout::Grid;
@@ -637,8 +638,9 @@ fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
     Some((i as f64 + frac, v))
 }
 
-/// Fine comb search around `c`: pitch within ±1.2 % then ±0.12 % (0.04 %
-/// steps), phase within ±1.5 pixels then ±0.75 (quarter-pixel steps), exact
+/// Fine comb search around `c`: pitch within ±1.2 % (0.24 % steps over the
+/// phase slack, then 0.12 %) then ±0.12 % (0.04 % steps), phase within ±1.5
+/// pixels then ±0.75 (quarter-pixel steps), exact
 /// (interpolated) teeth, same allowance.
 fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     let pre = prefix(p);
@@ -646,7 +648,7 @@ fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     // over the slack, then the quarter-pixel search around the best.
     let c = if c.slack > 1.0 {
         let reach = (c.slack + 1.0).ceil() as i32;
-        comb_search(p, &pre, c, (10, 0.0012), (reach, 1.0), min_teeth).unwrap_or(c)
+        comb_search(p, &pre, c, (5, 0.0024), (reach, 1.0), min_teeth).unwrap_or(c)
     } else {
         c
     };
@@ -1227,13 +1229,28 @@ fn search(
     let bands = |n: usize| [(0, n), (0, n / 2), (n / 4, 3 * n / 4), (n / 2, n)];
     let mut cx: Vec<Comb> = Vec::new();
     let mut cy: Vec<Comb> = Vec::new();
-    for (i, &(a, b)) in bands(h).iter().enumerate() {
-        let keep = if i == 0 { params.candidates } else { 2 };
-        add_combs(&mut cx, combs(&edges.x_profile(a, b), params, keep));
-    }
-    for (i, &(a, b)) in bands(w).iter().enumerate() {
-        let keep = if i == 0 { params.candidates } else { 2 };
-        add_combs(&mut cy, combs(&edges.y_profile(a, b), params, keep));
+    // The eight ladders run in parallel; their results are merged in a fixed
+    // order (deterministic).
+    let jobs: Vec<(bool, usize, (usize, usize))> = bands(h)
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (true, i, r))
+        .chain(bands(w).iter().enumerate().map(|(i, &r)| (false, i, r)))
+        .collect();
+    let found: Vec<(bool, Vec<Comb>)> = jobs
+        .par_iter()
+        .map(|&(vertical, i, (a, b))| {
+            let keep = if i == 0 { params.candidates } else { 2 };
+            let p = if vertical {
+                edges.x_profile(a, b)
+            } else {
+                edges.y_profile(a, b)
+            };
+            (vertical, combs(&p, params, keep))
+        })
+        .collect();
+    for (vertical, list) in found {
+        add_combs(if vertical { &mut cx } else { &mut cy }, list);
     }
     if cx.is_empty() && cy.is_empty() {
         return Err(no_board("no periodic edges (no tile grid) in the picture"));
@@ -1258,7 +1275,6 @@ fn search(
         pitch_step: 0.005,
         ..*params
     };
-    let mut pairs: Vec<(Comb, Comb)> = Vec::new();
     // The other axis' comb over this one's extent, and again over only the
     // stretch of the other axis where this comb's lattice holds (so text or
     // UI beside the board cannot set the other pitch).
@@ -1266,11 +1282,12 @@ fn search(
         phase: c.phase + by as f64,
         ..c
     };
-    for a in &cx {
+    let pair_x = |a: &Comb| -> Vec<(Comb, Comb)> {
+        let mut out = Vec::new();
         let (x0, x1) = span(a, w);
         let py = edges.y_profile(x0, x1);
         for b in combs(&py, &near(a), 2) {
-            pairs.push((*a, b));
+            out.push((*a, b));
         }
         if let Some((y0, y1)) = edges.support(a, true) {
             for b in
@@ -1278,15 +1295,17 @@ fn search(
                     .into_iter()
                     .chain(combs(&py[y0..y1], &square(a), 1))
             {
-                pairs.push((*a, shifted(b, y0)));
+                out.push((*a, shifted(b, y0)));
             }
         }
-    }
-    for b in &cy {
+        out
+    };
+    let pair_y = |b: &Comb| -> Vec<(Comb, Comb)> {
+        let mut out = Vec::new();
         let (y0, y1) = span(b, h);
         let px = edges.x_profile(y0, y1);
         for a in combs(&px, &near(b), 2) {
-            pairs.push((a, *b));
+            out.push((a, *b));
         }
         if let Some((x0, x1)) = edges.support(b, false) {
             for a in
@@ -1294,10 +1313,23 @@ fn search(
                     .into_iter()
                     .chain(combs(&px[x0..x1], &square(b), 1))
             {
-                pairs.push((shifted(a, x0), *b));
+                out.push((shifted(a, x0), *b));
             }
         }
-    }
+        out
+    };
+    let axes: Vec<(bool, Comb)> = cx
+        .iter()
+        .map(|&c| (true, c))
+        .chain(cy.iter().map(|&c| (false, c)))
+        .collect();
+    let pairs: Vec<(Comb, Comb)> = axes
+        .par_iter()
+        .map(|(vertical, c)| if *vertical { pair_x(c) } else { pair_y(c) })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect();
     // Pairs found from both axes (or from the whole picture and a band) are
     // often the same lattice: evaluate each once.
     let mut unique: Vec<(Comb, Comb)> = Vec::with_capacity(pairs.len());
@@ -1313,12 +1345,13 @@ fn search(
     let mut all: Vec<FoundGrid> = Vec::new();
     let mut why = String::from("no candidate grid");
 
-    for (a, b) in &pairs {
-        let aspect = a.pitch / b.pitch;
-        if !(0.5..=2.0).contains(&aspect) {
-            continue;
-        }
-        match evaluate(img, &edges, *a, *b, hints, params) {
+    let results: Vec<Result<Vec<FoundGrid>, String>> = pairs
+        .par_iter()
+        .filter(|(a, b)| (0.5..=2.0).contains(&(a.pitch / b.pitch)))
+        .map(|(a, b)| evaluate(img, &edges, *a, *b, hints, params))
+        .collect();
+    for r in results {
+        match r {
             Ok(mut f) => all.append(&mut f),
             Err(e) => why = e,
         }
