@@ -993,8 +993,9 @@ pub fn read_auto(
 /// picture: at most a tenth of the cells (at least 2) unreadable, at least
 /// two tile colours, at most half the cells empty, some
 /// colour on more than one cell (a lattice over a menu, a page of text or a
-/// photograph fails one of these), and no outer row or column mostly empty
-/// (the board's edge must be seen).
+/// photograph fails one of these), no colour found only on most of an outer
+/// row or column (a bar beside the board), and no outer row or column mostly
+/// empty (the board's edge must be seen).
 fn plausible(board: &Board) -> Result<(), VisionError> {
     let cells = board.cells();
     let mut counts = [0usize; 10];
@@ -1047,6 +1048,32 @@ fn plausible(board: &Board) -> Result<(), VisionError> {
             empties(&mut (0..rows).map(|r| (r, cols - 1))),
         ),
     ];
+    // A colour on at least two thirds of an outer line (4 cells or more)
+    // and nowhere else, the lattice at least 4 lines across it: a bar or
+    // a row of buttons beside the board that the lattice ran into (tile
+    // colours are spread over a board).
+    for v in 0..10u8 {
+        let at: Vec<(usize, usize)> = (0..rows * cols)
+            .filter(|&i| cells[i] == v)
+            .map(|i| (i / cols, i % cols))
+            .collect();
+        let confined = |on: &dyn Fn(&(usize, usize)) -> bool, len: usize, across: usize| {
+            at.len() >= 4 && 3 * at.len() >= 2 * len && across >= 4 && at.iter().all(on)
+        };
+        let bar = [
+            ("top row", confined(&|p| p.0 == 0, cols, rows)),
+            ("bottom row", confined(&|p| p.0 == rows - 1, cols, rows)),
+            ("left column", confined(&|p| p.1 == 0, rows, cols)),
+            ("right column", confined(&|p| p.1 == cols - 1, rows, cols)),
+        ];
+        if let Some((name, _)) = bar.iter().find(|b| b.1) {
+            return Err(VisionError::NoBoard(format!(
+                "a {rows}x{cols} lattice has a colour only on its {name}, on {} cells: \
+                 a bar beside the board, not tiles",
+                at.len()
+            )));
+        }
+    }
     if let Some((name, _)) = outer.iter().find(|o| o.1) {
         return Err(VisionError::NoBoard(format!(
             "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
