@@ -52,6 +52,16 @@
 //!    (they do not when the coarse cell was one tile), and its score is at
 //!    least `finer_score` of the best's.
 //!
+//! 9. *Gaps and parities*: a lattice claiming gaps must show a background in
+//!    them (not tiles: twice the pitch, or a UI row paired with the board),
+//!    and the colours at even and odd places along a row or column must
+//!    overlap (a lattice twice too fine alternates tiles and background).
+//!
+//! Pictures of [`FindParams::reduce_above`] pixels or more are searched at
+//! half size first (full size when nothing is found there); the band
+//! ladders, pairings and pair evaluations run in parallel and are merged in
+//! a fixed order.
+//!
 //! Invariants: pure and deterministic; the result has `min_cells..=max_cells`
 //! rows and columns, positive tile sizes and lies inside the picture.
 
