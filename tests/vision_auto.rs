@@ -31,6 +31,8 @@ struct Tally {
     total: usize,
     occluded_wrong: usize,
     refused: usize,
+    /// Read at another size than drawn.
+    wrong_size: usize,
 }
 
 /// The renaming of read colours to drawn colours that matches the most cells
@@ -108,10 +110,11 @@ fn run_case(seed: u64) -> (Tally, String) {
     }
     let opts = CalibrateOptions::find("generic", Hints::default());
     match read_auto(&img, &opts) {
-        Ok((reading, _)) => {
+        Ok((reading, cal)) => {
             if (reading.board.rows(), reading.board.cols()) != (board.rows(), board.cols()) {
                 let t = Tally {
                     total: board.rows() * board.cols(),
+                    wrong_size: 1,
                     ..Tally::default()
                 };
                 let note = format!(
@@ -125,10 +128,14 @@ fn run_case(seed: u64) -> (Tally, String) {
             }
             let t = score(&board, &reading.board, &occluded);
             let note = if t.right < t.total {
-                format!(
+                let mut s = format!(
                     "seed {seed}: {} of {} right\n  want {board}\n  got  {}\n  ({style:?})",
                     t.right, t.total, reading.board
-                )
+                );
+                if std::env::var("SYNTH_VERBOSE").is_ok() {
+                    s += &wrong_cells(&board, &reading, &occluded, &cal);
+                }
+                s
             } else {
                 String::new()
             };
@@ -147,7 +154,7 @@ fn run_case(seed: u64) -> (Tally, String) {
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
 /// raise it as the finder improves; the target is [`TARGET`]).
-const FLOOR: f64 = 0.80;
+const FLOOR: f64 = 0.835;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 
@@ -184,12 +191,15 @@ fn cell_accuracy(default_cases: u64) -> f64 {
     let results: Vec<(Tally, String)> = seeds.par_iter().map(|&s| run_case(s)).collect();
     let mut all = Tally::default();
     let mut perfect = 0;
+    let mut cells_wrong = 0;
     for (t, note) in &results {
         all.right += t.right;
         all.total += t.total;
         all.occluded_wrong += t.occluded_wrong;
         all.refused += t.refused;
+        all.wrong_size += t.wrong_size;
         perfect += (t.right == t.total) as usize;
+        cells_wrong += (t.right < t.total && t.refused == 0 && t.wrong_size == 0) as usize;
         if !note.is_empty() {
             eprintln!("{note}");
         }
@@ -204,7 +214,52 @@ fn cell_accuracy(default_cases: u64) -> f64 {
         100.0 * acc,
         all.occluded_wrong
     );
+    eprintln!(
+        "by case: {perfect} exact, {} refused, {} wrong size, {cells_wrong} right size with some cells wrong",
+        all.refused, all.wrong_size
+    );
     acc
+}
+
+/// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
+fn wrong_cells(
+    want: &Board,
+    reading: &gridbot::vision::Reading,
+    occluded: &[(usize, usize)],
+    cal: &gridbot::vision::layout::Calibration,
+) -> String {
+    let map = best_renaming(want, &reading.board);
+    let mut s = format!(
+        "\n  palette: threshold {:.1}, max spread {:.1}, {} colours, {} empty",
+        cal.palette.threshold,
+        cal.palette.max_spread,
+        cal.palette.colours.len(),
+        cal.palette.empty.len()
+    );
+    for r in 0..want.rows() {
+        for c in 0..want.cols() {
+            let (w, g) = (want.get(r, c), reading.board.get(r, c));
+            let ok = match g {
+                EMPTY => w == EMPTY,
+                g if g < 10 => map[g as usize] == Some(w),
+                _ => false,
+            };
+            if ok || (g == UNKNOWN && occluded.contains(&(r, c))) {
+                continue;
+            }
+            let cell = &reading.cells[r * want.cols() + c];
+            let count = reading.board.cells().iter().filter(|&&v| v == g).count();
+            s += &format!(
+                "\n  ({r},{c}) want {w} got {g} (x{count}){} lab {:.0?} spread {:.1} nearest {} at {:.1}",
+                if occluded.contains(&(r, c)) { " occluded" } else { "" },
+                cell.lab,
+                cell.spread,
+                cell.nearest,
+                cell.distance
+            );
+        }
+    }
+    s
 }
 
 #[test]

@@ -58,6 +58,9 @@ pub struct CalibrateParams {
     pub spread_margin: f32,
     /// Most window anchors to keep.
     pub max_anchors: usize,
+    /// Without K: a colour on a single cell is no palette colour when the
+    /// median colour is on at least this many cells.
+    pub lone_size: usize,
     pub locate: LocateParams,
 }
 
@@ -71,6 +74,7 @@ impl Default for CalibrateParams {
             spread_floor: 10.0,
             spread_margin: 3.0,
             max_anchors: 8,
+            lone_size: 5,
             locate: LocateParams::default(),
         }
     }
@@ -748,10 +752,25 @@ pub fn calibrate_shots(
         }
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
         let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
+        // A colour seen on one cell only, where the board's colours are
+        // each seen on many (median cluster size at least `lone_size`), is
+        // no palette colour: a popup or an effect over that tile. Its cell
+        // then matches no colour and reads as unknown.
+        let mut sizes = vec![0usize; centres.len()];
+        for &a in &assign {
+            sizes[a] += 1;
+        }
+        let lone = |a: usize| {
+            let mut s: Vec<usize> = sizes.iter().copied().filter(|&n| n > 0).collect();
+            s.sort_unstable();
+            opts.colours.is_none()
+                && sizes[a] == 1
+                && s.get(s.len() / 2).is_some_and(|&m| m >= p.lone_size)
+        };
         // Number clusters by first appearance in reading order.
         let mut order: Vec<usize> = Vec::new();
         for &a in &assign {
-            if !order.contains(&a) {
+            if !order.contains(&a) && !lone(a) {
                 order.push(a);
             }
         }
@@ -973,10 +992,12 @@ pub fn read_auto(
 }
 
 /// Whole-board checks for a reading with a palette learned from the same
-/// picture: at least two tile colours, at most half the cells empty, some
+/// picture: at most a tenth of the cells (at least 2) unreadable, at least
+/// two tile colours, at most half the cells empty, some
 /// colour on more than one cell (a lattice over a menu, a page of text or a
-/// photograph fails one of these), and no outer row or column mostly empty
-/// (the board's edge must be seen). When the user gave the board's size
+/// photograph fails one of these), no colour found only on most of an outer
+/// row or column (a bar beside the board), and no outer row or column mostly
+/// empty (the board's edge must be seen). When the user gave the board's size
 /// (`sized`) and the lattice has it, outer lines may be mostly empty and so
 /// may most cells (a collapse board mid-game empties from the top and the
 /// right, its columns stand at any height; a well empties from the top), but
@@ -991,6 +1012,20 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
     }
     let colours = counts.iter().filter(|&&c| c > 0).count();
     let empty = cells.iter().filter(|&&v| v == EMPTY).count();
+    // The palette was learned from these very cells: on a board it explains
+    // all but a few (a popup, an effect), far fewer than the reader's
+    // general limit for a calibration learned elsewhere.
+    let unknown = cells.iter().filter(|&&v| v == UNKNOWN).count();
+    let unknown_limit = (cells.len() / 10).max(2);
+    if unknown > unknown_limit {
+        return Err(VisionError::NoBoard(format!(
+            "{unknown} of {} cells of a {}x{} lattice match none of the colours learned from it \
+             (limit {unknown_limit}): not a board",
+            cells.len(),
+            board.rows(),
+            board.cols()
+        )));
+    }
     let repeated = counts.iter().any(|&c| c >= 2);
     if colours < 2 || (2 * empty > cells.len() && !sized) || !repeated {
         return Err(VisionError::NoBoard(format!(
@@ -1019,6 +1054,32 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
             empties(&mut (0..rows).map(|r| (r, cols - 1))),
         ),
     ];
+    // A colour on at least two thirds of an outer line (4 cells or more)
+    // and nowhere else, the lattice at least 4 lines across it: a bar or
+    // a row of buttons beside the board that the lattice ran into (tile
+    // colours are spread over a board).
+    for v in 0..10u8 {
+        let at: Vec<(usize, usize)> = (0..rows * cols)
+            .filter(|&i| cells[i] == v)
+            .map(|i| (i / cols, i % cols))
+            .collect();
+        let confined = |on: &dyn Fn(&(usize, usize)) -> bool, len: usize, across: usize| {
+            at.len() >= 4 && 3 * at.len() >= 2 * len && across >= 4 && at.iter().all(on)
+        };
+        let bar = [
+            ("top row", confined(&|p| p.0 == 0, cols, rows)),
+            ("bottom row", confined(&|p| p.0 == rows - 1, cols, rows)),
+            ("left column", confined(&|p| p.1 == 0, rows, cols)),
+            ("right column", confined(&|p| p.1 == cols - 1, rows, cols)),
+        ];
+        if let Some((name, _)) = bar.iter().find(|b| b.1) {
+            return Err(VisionError::NoBoard(format!(
+                "a {rows}x{cols} lattice has a colour only on its {name}, on {} cells: \
+                 a bar beside the board, not tiles",
+                at.len()
+            )));
+        }
+    }
     if sized {
         let bottom = (0..cols).any(|c| board.get(rows - 1, c) != EMPTY);
         let left = (0..rows).any(|r| board.get(r, 0) != EMPTY);

@@ -52,10 +52,21 @@
 //!    (they do not when the coarse cell was one tile), and its score is at
 //!    least `finer_score` of the best's.
 //!
+//! 9. *Gaps and parities*: a lattice claiming gaps must show a background in
+//!    them (not tiles: twice the pitch, or a UI row paired with the board),
+//!    and the colours at even and odd places along a row or column must
+//!    overlap (a lattice twice too fine alternates tiles and background).
+//!
+//! Pictures of [`FindParams::reduce_above`] pixels or more are searched at
+//! half size first (full size when nothing is found there); the band
+//! ladders, pairings and pair evaluations run in parallel and are merged in
+//! a fixed order.
+//!
 //! Invariants: pure and deterministic; the result has `min_cells..=max_cells`
 //! rows and columns, positive tile sizes and lies inside the picture.
 
 use image::RgbImage;
+use rayon::prelude::*;
 
 use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
 use super::layout::Grid;
@@ -109,6 +120,9 @@ pub struct FindParams {
     /// pass the lattice tests and its score is at least this fraction of
     /// the best's.
     pub finer_score: f64,
+    /// Pictures of at least this many pixels are searched at half size
+    /// first.
+    pub reduce_above: f64,
 }
 
 impl Default for FindParams {
@@ -134,6 +148,7 @@ impl Default for FindParams {
             max_same: 0.75,
             min_periodicity: 1.5,
             finer_score: 0.5,
+            reduce_above: 1.2e6,
         }
     }
 }
@@ -179,34 +194,45 @@ impl Edges {
         let raw = img.as_raw();
         let floor = p.edge_floor as i32;
         let clamp = p.edge_clamp as i32;
-        let edge = |a: usize, b: usize| -> u32 {
-            let d = (0..3)
-                .map(|k| (raw[a + k] as i32 - raw[b + k] as i32).abs())
-                .max()
-                .unwrap_or(0);
-            (d - floor).clamp(0, clamp) as u32
-        };
+        #[inline(always)]
+        fn diff(a: &[u8], b: &[u8]) -> i32 {
+            let d0 = (a[0] as i32 - b[0] as i32).abs();
+            let d1 = (a[1] as i32 - b[1] as i32).abs();
+            let d2 = (a[2] as i32 - b[2] as i32).abs();
+            d0.max(d1).max(d2)
+        }
         let mut colsum = vec![0u32; (h + 1) * w];
         let mut rowsum = vec![0u32; h * (w + 1)];
         for y in 0..h {
-            let row = y * w * 3;
-            let mut acc = 0u32;
+            let row = &raw[y * w * 3..(y + 1) * w * 3];
+            let below = (y + 1 < h).then(|| &raw[(y + 1) * w * 3..(y + 2) * w * 3]);
+            let (prev, rest) = colsum.split_at_mut((y + 1) * w);
+            let prev = &prev[y * w..];
+            let cur = &mut rest[..w];
+            // Vertical edges (between columns x and x+1), summed down columns.
             for x in 0..w {
                 let ex = if x + 1 < w {
-                    edge(row + x * 3, row + x * 3 + 3)
+                    (diff(&row[x * 3..x * 3 + 3], &row[x * 3 + 3..x * 3 + 6]) - floor)
+                        .clamp(0, clamp) as u32
                 } else {
                     0
                 };
-                colsum[(y + 1) * w + x] = colsum[y * w + x] + ex;
-                let ey = if y + 1 < h {
-                    edge(row + x * 3, row + w * 3 + x * 3)
-                } else {
-                    0
-                };
-                rowsum[y * (w + 1) + x] = acc;
-                acc += ey;
+                cur[x] = prev[x] + ex;
             }
-            rowsum[y * (w + 1) + w] = acc;
+            // Horizontal edges (between rows y and y+1), summed along the row.
+            let out = &mut rowsum[y * (w + 1)..(y + 1) * (w + 1)];
+            let mut acc = 0u32;
+            match below {
+                Some(below) => {
+                    for x in 0..w {
+                        out[x] = acc;
+                        acc += (diff(&row[x * 3..x * 3 + 3], &below[x * 3..x * 3 + 3]) - floor)
+                            .clamp(0, clamp) as u32;
+                    }
+                }
+                None => out[..w].fill(0),
+            }
+            out[w] = acc;
         }
         Edges {
             w,
@@ -622,8 +648,9 @@ fn peak_near(p: &[f32], t: f64, radius: f64) -> Option<(f64, f32)> {
     Some((i as f64 + frac, v))
 }
 
-/// Fine comb search around `c`: pitch within ±1.2 % then ±0.12 % (0.04 %
-/// steps), phase within ±1.5 pixels then ±0.75 (quarter-pixel steps), exact
+/// Fine comb search around `c`: pitch within ±1.2 % (0.24 % steps over the
+/// phase slack, then 0.12 %) then ±0.12 % (0.04 % steps), phase within ±1.5
+/// pixels then ±0.75 (quarter-pixel steps), exact
 /// (interpolated) teeth, same allowance.
 fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     let pre = prefix(p);
@@ -631,7 +658,7 @@ fn fine_comb(p: &[f32], c: Comb, min_teeth: usize) -> Comb {
     // over the slack, then the quarter-pixel search around the best.
     let c = if c.slack > 1.0 {
         let reach = (c.slack + 1.0).ceil() as i32;
-        comb_search(p, &pre, c, (10, 0.0012), (reach, 1.0), min_teeth).unwrap_or(c)
+        comb_search(p, &pre, c, (5, 0.0024), (reach, 1.0), min_teeth).unwrap_or(c)
     } else {
         c
     };
@@ -979,7 +1006,10 @@ fn score_lattice(
     if uniform < params.min_uniform || contrast < params.min_contrast {
         return None;
     }
-    if alternates(cells, rows, cols) || mode_fraction(cells) > params.max_mode {
+    if alternates(cells, rows, cols)
+        || parity_apart(cells, rows, cols)
+        || mode_fraction(cells) > params.max_mode
+    {
         return None;
     }
     let same = [true, false]
@@ -1009,6 +1039,40 @@ fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
             }
             None => false,
         })
+}
+
+/// True when, along rows or columns, the cells at even places and those at
+/// odd places show different colours: fewer than `PARITY_SHARED` of the
+/// cells (at most 200 of them, evenly spread) have a colour (within ΔE 10) seen at the other parity. On a
+/// board every colour turns up at both; a lattice twice too fine puts tiles
+/// at one parity and the gaps or background between them at the other.
+fn parity_apart(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
+    const PARITY_SHARED: f64 = 0.6;
+    [true, false].iter().any(|&horizontal| {
+        let n_in = if horizontal { cols } else { rows };
+        if n_in < 6 || cells.len() < 24 {
+            return false;
+        }
+        let parity = |i: usize| {
+            if horizontal {
+                (i % cols) % 2
+            } else {
+                (i / cols) % 2
+            }
+        };
+        let (mut shared, mut n) = (0usize, 0usize);
+        let step = cells.len().div_ceil(200);
+        for (i, c) in cells.iter().enumerate().step_by(step) {
+            n += 1;
+            let p = parity(i);
+            shared += cells
+                .iter()
+                .enumerate()
+                .any(|(j, d)| parity(j) != p && delta_e(c.0, d.0) < 10.0)
+                as usize;
+        }
+        (shared as f64) < PARITY_SHARED * n as f64
+    })
 }
 
 /// Neighbour pairs along rows (`horizontal`) or columns, split by the parity
@@ -1091,6 +1155,76 @@ pub fn find_candidates(
     params: &FindParams,
 ) -> Result<Vec<FoundGrid>, VisionError> {
     let (w, h) = (img.width() as usize, img.height() as usize);
+    let least = (2.0 * params.min_pitch * params.min_cells as f64) as usize;
+    if (w * h) as f64 >= params.reduce_above && w >= least && h >= least {
+        // A large picture is searched at half size first (a quarter of the
+        // pixels; its pitches from twice the least), the lattices found
+        // mapped back and their cells sampled at full size. Nothing found
+        // there (a board of small tiles): the full-size search.
+        let half = half_size(img);
+        let p2 = FindParams {
+            max_pitch: params.max_pitch / 2.0,
+            ..*params
+        };
+        if let Ok(found) = search(&half, hints, &p2) {
+            return Ok(found.into_iter().map(|f| doubled(img, f, params)).collect());
+        }
+    }
+    search(img, hints, params)
+}
+
+/// The picture at half size (each pixel the mean of a 2x2 block).
+fn half_size(img: &RgbImage) -> RgbImage {
+    let (w, h) = (img.width() as usize / 2, img.height() as usize / 2);
+    let src = img.as_raw();
+    let stride = img.width() as usize * 3;
+    let mut out = vec![0u8; w * h * 3];
+    for y in 0..h {
+        let (r0, r1) = (&src[2 * y * stride..], &src[(2 * y + 1) * stride..]);
+        let o = &mut out[y * w * 3..(y + 1) * w * 3];
+        for x in 0..w {
+            for k in 0..3 {
+                let i = 6 * x + k;
+                let s = r0[i] as u16 + r0[i + 3] as u16 + r1[i] as u16 + r1[i + 3] as u16;
+                o[3 * x + k] = ((s + 2) / 4) as u8;
+            }
+        }
+    }
+    RgbImage::from_raw(w as u32, h as u32, out).unwrap_or_else(|| img.clone())
+}
+
+/// A lattice found on the half-size picture, in the full picture's pixels,
+/// its cells sampled there.
+fn doubled(img: &RgbImage, f: FoundGrid, params: &FindParams) -> FoundGrid {
+    let g = f.grid;
+    let grid = Grid {
+        left: 2.0 * g.left,
+        top: 2.0 * g.top,
+        cell_width: 2.0 * g.cell_width,
+        cell_height: 2.0 * g.cell_height,
+        gap_x: 2.0 * g.gap_x,
+        gap_y: 2.0 * g.gap_y,
+    };
+    let f = FoundGrid {
+        grid,
+        score: 2.0 * f.score,
+        ..f
+    };
+    let (xs, ys) = axes_of(&f);
+    let cells = sample_cells(img, &xs, &ys, params)
+        .into_iter()
+        .map(|c| c.0)
+        .collect();
+    FoundGrid { cells, ..f }
+}
+
+/// [`find_candidates`] at the picture's own size.
+fn search(
+    img: &RgbImage,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<Vec<FoundGrid>, VisionError> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
     let least = (params.min_pitch * params.min_cells as f64) as usize;
     if w < least || h < least {
         return Err(no_board(format!(
@@ -1105,13 +1239,28 @@ pub fn find_candidates(
     let bands = |n: usize| [(0, n), (0, n / 2), (n / 4, 3 * n / 4), (n / 2, n)];
     let mut cx: Vec<Comb> = Vec::new();
     let mut cy: Vec<Comb> = Vec::new();
-    for (i, &(a, b)) in bands(h).iter().enumerate() {
-        let keep = if i == 0 { params.candidates } else { 2 };
-        add_combs(&mut cx, combs(&edges.x_profile(a, b), params, keep));
-    }
-    for (i, &(a, b)) in bands(w).iter().enumerate() {
-        let keep = if i == 0 { params.candidates } else { 2 };
-        add_combs(&mut cy, combs(&edges.y_profile(a, b), params, keep));
+    // The eight ladders run in parallel; their results are merged in a fixed
+    // order (deterministic).
+    let jobs: Vec<(bool, usize, (usize, usize))> = bands(h)
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (true, i, r))
+        .chain(bands(w).iter().enumerate().map(|(i, &r)| (false, i, r)))
+        .collect();
+    let found: Vec<(bool, Vec<Comb>)> = jobs
+        .par_iter()
+        .map(|&(vertical, i, (a, b))| {
+            let keep = if i == 0 { params.candidates } else { 2 };
+            let p = if vertical {
+                edges.x_profile(a, b)
+            } else {
+                edges.y_profile(a, b)
+            };
+            (vertical, combs(&p, params, keep))
+        })
+        .collect();
+    for (vertical, list) in found {
+        add_combs(if vertical { &mut cx } else { &mut cy }, list);
     }
     if cx.is_empty() && cy.is_empty() {
         return Err(no_board("no periodic edges (no tile grid) in the picture"));
@@ -1136,7 +1285,6 @@ pub fn find_candidates(
         pitch_step: 0.005,
         ..*params
     };
-    let mut pairs: Vec<(Comb, Comb)> = Vec::new();
     // The other axis' comb over this one's extent, and again over only the
     // stretch of the other axis where this comb's lattice holds (so text or
     // UI beside the board cannot set the other pitch).
@@ -1144,11 +1292,12 @@ pub fn find_candidates(
         phase: c.phase + by as f64,
         ..c
     };
-    for a in &cx {
+    let pair_x = |a: &Comb| -> Vec<(Comb, Comb)> {
+        let mut out = Vec::new();
         let (x0, x1) = span(a, w);
         let py = edges.y_profile(x0, x1);
         for b in combs(&py, &near(a), 2) {
-            pairs.push((*a, b));
+            out.push((*a, b));
         }
         if let Some((y0, y1)) = edges.support(a, true) {
             for b in
@@ -1156,15 +1305,17 @@ pub fn find_candidates(
                     .into_iter()
                     .chain(combs(&py[y0..y1], &square(a), 1))
             {
-                pairs.push((*a, shifted(b, y0)));
+                out.push((*a, shifted(b, y0)));
             }
         }
-    }
-    for b in &cy {
+        out
+    };
+    let pair_y = |b: &Comb| -> Vec<(Comb, Comb)> {
+        let mut out = Vec::new();
         let (y0, y1) = span(b, h);
         let px = edges.x_profile(y0, y1);
         for a in combs(&px, &near(b), 2) {
-            pairs.push((a, *b));
+            out.push((a, *b));
         }
         if let Some((x0, x1)) = edges.support(b, false) {
             for a in
@@ -1172,19 +1323,45 @@ pub fn find_candidates(
                     .into_iter()
                     .chain(combs(&px[x0..x1], &square(b), 1))
             {
-                pairs.push((shifted(a, x0), *b));
+                out.push((shifted(a, x0), *b));
             }
         }
+        out
+    };
+    let axes: Vec<(bool, Comb)> = cx
+        .iter()
+        .map(|&c| (true, c))
+        .chain(cy.iter().map(|&c| (false, c)))
+        .collect();
+    let pairs: Vec<(Comb, Comb)> = axes
+        .par_iter()
+        .map(|(vertical, c)| if *vertical { pair_x(c) } else { pair_y(c) })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect();
+    // Pairs found from both axes (or from the whole picture and a band) are
+    // often the same lattice: evaluate each once.
+    let mut unique: Vec<(Comb, Comb)> = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        if !unique
+            .iter()
+            .any(|u| same_comb(&u.0, &p.0) && same_comb(&u.1, &p.1))
+        {
+            unique.push(p);
+        }
     }
+    let pairs = unique;
     let mut all: Vec<FoundGrid> = Vec::new();
     let mut why = String::from("no candidate grid");
 
-    for (a, b) in &pairs {
-        let aspect = a.pitch / b.pitch;
-        if !(0.5..=2.0).contains(&aspect) {
-            continue;
-        }
-        match evaluate(img, &edges, *a, *b, hints, params) {
+    let results: Vec<Result<Vec<FoundGrid>, String>> = pairs
+        .par_iter()
+        .filter(|(a, b)| (0.5..=2.0).contains(&(a.pitch / b.pitch)))
+        .map(|(a, b)| evaluate(img, &edges, *a, *b, hints, params))
+        .collect();
+    for r in results {
+        match r {
             Ok(mut f) => all.append(&mut f),
             Err(e) => why = e,
         }
@@ -1350,6 +1527,18 @@ fn divided(
         .max_by(|x, y| x.score.total_cmp(&y.score))
 }
 
+/// True when two combs describe the same teeth: pitches within 1.5 %, the
+/// same phase (within their slack and 2 pixels) and first and last teeth
+/// within a pitch of each other.
+fn same_comb(a: &Comb, b: &Comb) -> bool {
+    let pitch = 0.5 * (a.pitch + b.pitch);
+    let d = (a.phase - b.phase).rem_euclid(pitch);
+    (a.pitch / b.pitch - 1.0).abs() < 0.015
+        && d.min(pitch - d) <= a.slack.max(b.slack) + 2.0
+        && (a.tooth(a.k0) - b.tooth(b.k0)).abs() < pitch
+        && (a.tooth(a.k1) - b.tooth(b.k1)).abs() < pitch
+}
+
 /// Adds combs to a candidate list, skipping near-duplicates (pitch within 3 %
 /// and overlapping extents).
 fn add_combs(list: &mut Vec<Comb>, new: Vec<Comb>) {
@@ -1461,7 +1650,9 @@ fn evaluate(
             trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
             let (xs, ys) = (&xs, &ys);
             let sides = side_ratio(edges, xs, ys);
-            match score_lattice(&cells, xs, ys, params).filter(|_| sides >= params.min_periodicity)
+            match score_lattice(&cells, xs, ys, params)
+                .filter(|_| sides >= params.min_periodicity)
+                .filter(|s| gaps_plain(img, &cells, xs, ys, s.2))
             {
                 Some((score, uniform, contrast)) => {
                     let (fx, fy) = line_fractions(edges, xs, ys);
@@ -1503,6 +1694,69 @@ fn evaluate(
     } else {
         Ok(found)
     }
+}
+
+/// True when the gaps between tiles look like a background, not like tiles:
+/// along each axis with a clear gap (at least 4 pixels and a tenth of the
+/// pitch), the gap's middle is sampled beside every tile (a short line
+/// across the tile's width). A lattice at twice the pitch of the board (or
+/// one pairing a row of UI with the board) claims gaps where tiles are: its
+/// gap samples differ from each other like tiles do (at least half the
+/// lattice's `contrast` between neighbours) and mostly match neither tile on
+/// their two sides. (On a board without gaps whose tile size was measured
+/// short, the gap samples fall on the tiles' borders and match one side.)
+fn gaps_plain(img: &RgbImage, cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, contrast: f32) -> bool {
+    let (w, h) = (img.width() as f64, img.height() as f64);
+    let at = |x: f64, y: f64| {
+        let x = x.clamp(0.0, w - 1.0) as u32;
+        let y = y.clamp(0.0, h - 1.0) as u32;
+        rgb_to_lab(img.get_pixel(x, y).0)
+    };
+    let cols = xs.count;
+    // `a`: the axis across whose gaps we look; `b`: the other one.
+    let check = |a: &Axis, b: &Axis, vertical: bool| -> bool {
+        let gap = a.pitch - a.tile;
+        if gap < 4.0 || gap < 0.1 * a.pitch || a.count < 2 || b.count < 2 {
+            return true;
+        }
+        let cell = |i: usize, j: usize| {
+            if vertical {
+                cells[j * cols + i].0
+            } else {
+                cells[i * cols + j].0
+            }
+        };
+        let mut line: Vec<Lab> = Vec::with_capacity(b.count);
+        let (mut sum, mut n, mut matched, mut m) = (0f32, 0usize, 0usize, 0usize);
+        for i in 0..a.count - 1 {
+            let g = a.centre + (i as f64 + 0.5) * a.pitch;
+            line.clear();
+            for j in 0..b.count {
+                let c = b.centre + j as f64 * b.pitch;
+                let samples: Vec<Lab> = (-2..=2)
+                    .map(|k| {
+                        let t = c + k as f64 * 0.1 * b.tile;
+                        if vertical {
+                            at(g, t)
+                        } else {
+                            at(t, g)
+                        }
+                    })
+                    .collect();
+                let lab = robust_centre(&samples).0;
+                let near = delta_e(lab, cell(i, j)).min(delta_e(lab, cell(i + 1, j)));
+                matched += (near < 12.0) as usize;
+                m += 1;
+                line.push(lab);
+            }
+            for pair in line.windows(2) {
+                sum += delta_e(pair[0], pair[1]).min(40.0);
+                n += 1;
+            }
+        }
+        n == 0 || sum / (n as f32) < 0.5 * contrast || 2 * matched >= m
+    };
+    check(xs, ys, true) && check(ys, xs, false)
 }
 
 /// Edge strength at the tile sides of one lattice axis over a band of the
