@@ -238,6 +238,9 @@ struct Node {
     prev: u8,
     /// Colour of the held orb (the start cell's, all along the path).
     held: u8,
+    /// Columns and rows spanned by the colours of `bits` ([`spreads`]).
+    cols: u16,
+    rows: u16,
     /// Index of this node's last cell in the path arena.
     at: u32,
 }
@@ -368,6 +371,8 @@ struct Ctx<'a> {
     max_combos: u32,
     /// Triples each colour has (its orbs / 3).
     triples: [u32; COLOURS],
+    /// The colours with a triple, one bit each.
+    with_triples: u32,
     stop: &'a dyn Stop,
 }
 
@@ -396,6 +401,17 @@ impl Ctx<'_> {
             let (cur, next) = (node.cur as usize, s.next as usize);
             let mut o = node.bits;
             o.swap(g, cur, node.held, next, s.colour);
+            // The spreads change only for the two colours swapped.
+            let (mut cols, mut rows) = (node.cols as u32, node.rows as u32);
+            if node.held != s.colour {
+                for c in [node.held as usize, s.colour as usize] {
+                    if c < COLOURS && o.masks[c].count_ones() >= 3 {
+                        let (was, now) = (node.bits.masks[c], o.masks[c]);
+                        cols = cols + Bits::mask_columns(g, now) - Bits::mask_columns(g, was);
+                        rows = rows + Bits::mask_rows(g, now) - Bits::mask_rows(g, was);
+                    }
+                }
+            }
             combos.clear();
             let mut tally = Tally::default();
             let (after, _) = o.resolve(g, &mut |c: Combo| {
@@ -416,9 +432,11 @@ impl Ctx<'_> {
                     cur: next as u8,
                     prev: cur as u8,
                     held: node.held,
+                    cols: cols as u16,
+                    rows: rows as u16,
                     at: node.at,
                 },
-                eval: self.shaped(&o, &after, &tally, v),
+                eval: self.shaped((cols, rows), &after, &tally, v),
                 value: v,
                 combos: tally.combos,
                 ceiling,
@@ -446,6 +464,7 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     let mut nodes = 0u64;
     let base_hash = keys.board(orbs, g);
     let bits = Bits::new(g, orbs);
+    let (cols, rows) = spreads(g, &bits);
     let mut beam: Vec<Node> = (0..n)
         .map(|i| {
             arena.push((NONE, i as u8));
@@ -455,6 +474,8 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 cur: i as u8,
                 prev: u8::MAX,
                 held: orbs.cells[i],
+                cols: cols as u16,
+                rows: rows as u16,
                 at: arena.len() as u32 - 1,
             }
         })
@@ -472,6 +493,11 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
         p,
         max_combos,
         triples: bits.counts().map(|k| k / 3),
+        with_triples: bits
+            .counts()
+            .iter()
+            .enumerate()
+            .fold(0, |a, (k, &c)| a | u32::from(c >= 3) << k),
         stop,
     };
     for d in 1..=p.max_path {
@@ -670,23 +696,44 @@ impl Ctx<'_> {
     /// wastes nothing), less the columns (and rows) each colour spans on
     /// the board before and after resolving (orbs of a colour gathered in
     /// few columns are on the way to lines), plus one per cascade pass.
+    /// `swapped`: the columns and rows spanned on the board before
+    /// resolving ([`spreads`]).
     #[inline]
-    fn shaped(&self, swapped: &Bits, after: &Bits, t: &Tally, v: f64) -> f64 {
-        let (g, w) = (self.g, &self.p.rank);
+    fn shaped(&self, swapped: (u32, u32), after: &Bits, t: &Tally, v: f64) -> f64 {
+        let w = &self.p.rank;
         let n = t.combos as f64;
         let mut lost = 0;
-        for c in 0..COLOURS {
+        let mut todo = self.with_triples;
+        while todo != 0 {
+            let c = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             let kept = t.by_colour[c] as u32 + after.masks[c].count_ones() / 3;
             lost += self.triples[c].saturating_sub(kept);
         }
-        let mut e = w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64
-            + w.pass * t.passes as f64
-            - w.column * (swapped.column_spread(g) + after.column_spread(g)) as f64;
-        if w.row != 0.0 {
-            e -= w.row * (swapped.row_spread(g) + after.row_spread(g)) as f64;
-        }
-        e
+        // Nothing matched: the board after is the board before.
+        let (cols, rows) = if t.combos == 0 {
+            swapped
+        } else {
+            spreads(self.g, after)
+        };
+        w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64 + w.pass * t.passes as f64
+            - w.column * (swapped.0 + cols) as f64
+            - w.row * (swapped.1 + rows) as f64
     }
+}
+
+/// Columns and rows spanned by each colour with three orbs or more, summed
+/// ([`Bits::column_spread`], [`Bits::row_spread`]).
+#[inline]
+fn spreads(g: &Geometry, b: &Bits) -> (u32, u32) {
+    let (mut cols, mut rows) = (0, 0);
+    for &m in &b.masks {
+        if m.count_ones() >= 3 {
+            cols += Bits::mask_columns(g, m);
+            rows += Bits::mask_rows(g, m);
+        }
+    }
+    (cols, rows)
 }
 
 #[cfg(test)]
