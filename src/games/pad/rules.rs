@@ -412,6 +412,18 @@ impl Bits {
     /// (the whole board at once), else by table, column by column.
     #[inline]
     pub fn resolve<F: FnMut(Combo) + ?Sized>(&self, g: &Geometry, on_combo: &mut F) -> (Bits, u32) {
+        let (b, cleared, _) = self.resolve_first(g, on_combo);
+        (b, cleared)
+    }
+
+    /// [`Bits::resolve`], and the cells cleared by the first pass
+    /// (column-major bits).
+    #[inline]
+    pub fn resolve_first<F: FnMut(Combo) + ?Sized>(
+        &self,
+        g: &Geometry,
+        on_combo: &mut F,
+    ) -> (Bits, u32, u64) {
         #[cfg(target_arch = "x86_64")]
         if fast_pdep() {
             // SAFETY: the processor has BMI2 (checked by `fast_pdep`).
@@ -427,7 +439,7 @@ impl Bits {
         &self,
         g: &Geometry,
         on_combo: &mut F,
-    ) -> (Bits, u32) {
+    ) -> (Bits, u32, u64) {
         self.resolve_by::<true, F>(g, on_combo)
     }
 
@@ -438,9 +450,10 @@ impl Bits {
         &self,
         g: &Geometry,
         on_combo: &mut F,
-    ) -> (Bits, u32) {
+    ) -> (Bits, u32, u64) {
         let mut b = *self;
         let mut cleared = 0u32;
+        let mut first = 0u64;
         // Colours with three orbs or more (fewer never match), and those of
         // them whose orbs moved since their lines were last looked for (a
         // colour's lines depend on its own mask only).
@@ -496,6 +509,9 @@ impl Bits {
             if gone == 0 {
                 break;
             }
+            if pass == 0 {
+                first = gone;
+            }
             cleared += gone.count_ones();
             let before = b.masks;
             #[cfg(target_arch = "x86_64")]
@@ -544,7 +560,7 @@ impl Bits {
                 moved |= u32::from(*now != was) << k;
             }
         }
-        (b, cleared)
+        (b, cleared, first)
     }
 }
 
@@ -678,7 +694,7 @@ mod tests {
             // The portable falls (by table) agree with the BMI2 ones.
             let bits = Bits::new(&g, &o);
             let mut by_table = Vec::new();
-            let (t_after, t_cleared) = bits.resolve_by::<false, _>(&g, &mut |c| by_table.push(c));
+            let (t_after, t_cleared, _) = bits.resolve_by::<false, _>(&g, &mut |c| by_table.push(c));
             prop_assert_eq!(&by_table, &fast.combos);
             prop_assert_eq!(t_cleared, cleared);
             prop_assert_eq!(t_after.orbs(&g), after);

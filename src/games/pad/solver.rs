@@ -94,6 +94,10 @@ pub struct PadParams {
     pub objective: Objective,
     /// How states rank in the beam.
     pub rank: Rank,
+    /// States kept in the beam with the same plan (the cells the first
+    /// pass would clear and the combos), while states with other plans
+    /// are left; 0: no limit.
+    pub per_plan: usize,
 }
 
 impl Default for PadParams {
@@ -104,6 +108,7 @@ impl Default for PadParams {
             width: 4000,
             objective: Objective::Combos,
             rank: Rank::default(),
+            per_plan: 2,
         }
     }
 }
@@ -194,6 +199,67 @@ impl KeySet {
     }
 }
 
+/// A count per 64-bit key (keys already mixed): open addressing as in
+/// [`KeySet`], cleared and reused across rounds.
+#[derive(Debug, Clone)]
+struct KeyCount {
+    keys: Vec<u64>,
+    counts: Vec<u32>,
+    len: usize,
+}
+
+impl KeyCount {
+    fn new() -> Self {
+        KeyCount {
+            keys: vec![0; 1 << 10],
+            counts: vec![0; 1 << 10],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.keys.fill(0);
+            self.len = 0;
+        }
+    }
+
+    /// Counts `key` once more; returns its count.
+    fn bump(&mut self, key: u64) -> usize {
+        if (self.len + 1) * 2 > self.keys.len() {
+            let size = self.keys.len() * 2;
+            let keys = std::mem::replace(&mut self.keys, vec![0; size]);
+            let counts = std::mem::replace(&mut self.counts, vec![0; size]);
+            self.len = 0;
+            for (k, c) in keys.into_iter().zip(counts).filter(|&(k, _)| k != 0) {
+                let i = self.slot(k);
+                self.keys[i] = k;
+                self.counts[i] = c;
+                self.len += 1;
+            }
+        }
+        let key = key.max(1);
+        let i = self.slot(key);
+        if self.keys[i] == 0 {
+            self.keys[i] = key;
+            self.counts[i] = 0;
+            self.len += 1;
+        }
+        self.counts[i] += 1;
+        self.counts[i] as usize
+    }
+
+    /// The slot of `key` (not 0): where it is, or the free slot where it goes.
+    fn slot(&self, key: u64) -> usize {
+        let mask = self.keys.len() - 1;
+        let mut i = key as usize & mask;
+        while self.keys[i] != 0 && self.keys[i] != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+}
+
 /// Zobrist keys: one per (cell, colour) and one per cursor cell.
 struct Keys {
     orb: [[u64; COLOURS + 1]; MAX_CELLS],
@@ -268,6 +334,9 @@ struct Child {
     value: f64,
     combos: u32,
     ceiling: bool,
+    /// The cells the first pass clears and the combos: states with the same
+    /// plan differ in the orbs left over.
+    plan: u64,
 }
 
 /// Rounds with fewer new states than this evaluate on one thread
@@ -414,7 +483,7 @@ impl Ctx<'_> {
             }
             combos.clear();
             let mut tally = Tally::default();
-            let (after, _) = o.resolve(g, &mut |c: Combo| {
+            let (after, _, first) = o.resolve_first(g, &mut |c: Combo| {
                 tally.add(&c);
                 if LIST {
                     combos.push(c);
@@ -440,6 +509,7 @@ impl Ctx<'_> {
                 value: v,
                 combos: tally.combos,
                 ceiling,
+                plan: first.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ tally.combos as u64,
             });
         }
         out
@@ -488,6 +558,8 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     let mut visited = KeySet::new();
     let mut steps: Vec<Step> = Vec::new();
     let mut rank: Vec<(f64, u32)> = Vec::new();
+    let mut plans = KeyCount::new();
+    let mut over: Vec<(f64, u32)> = Vec::new();
     let ctx = Ctx {
         g,
         p,
@@ -566,7 +638,29 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
         if ceiling || rank.is_empty() || stop.should_stop() {
             break;
         }
-        // The best `width` by rank, ties to the earlier listed.
+        // The best `width` by rank, ties to the earlier listed; at most
+        // `per_plan` of them with the same plan while others are left.
+        if p.per_plan > 0 && rank.len() > p.width {
+            rank.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+            plans.clear();
+            over.clear();
+            let mut kept = 0;
+            for k in 0..rank.len() {
+                let e = rank[k];
+                if plans.bump(made[e.1 as usize].plan) <= p.per_plan {
+                    rank[kept] = e;
+                    kept += 1;
+                    if kept == p.width {
+                        break;
+                    }
+                } else {
+                    over.push(e);
+                }
+            }
+            rank.truncate(kept);
+            let fill = p.width - kept;
+            rank.extend(over.iter().take(fill));
+        }
         if rank.len() > p.width {
             rank.select_nth_unstable_by(p.width - 1, |x, y| {
                 y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
@@ -686,6 +780,162 @@ pub fn solve_anytime(
     let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
     b.nodes = nodes;
     b
+}
+
+/// The objective's value of dragging `path` on `orbs`.
+fn path_value(g: &Geometry, orbs: &Orbs, obj: &Objective, max_combos: u32, path: &[usize]) -> f64 {
+    let mut o = *orbs;
+    for w in path.windows(2) {
+        o.swap(w[0], w[1]);
+    }
+    let bits = Bits::new(g, &o);
+    match obj {
+        Objective::Combos => {
+            let mut n = 0u32;
+            bits.resolve(g, &mut |_: Combo| n += 1);
+            n as f64
+        }
+        _ => {
+            let mut combos = Vec::with_capacity(MAX_COMBOS);
+            let (after, _) = bits.resolve(g, &mut |c: Combo| combos.push(c));
+            value(obj, &combos, &after, max_combos).0
+        }
+    }
+}
+
+/// Steps a drag needs from cell `a` to cell `b` at least.
+fn distance(g: &Geometry, a: usize, b: usize, diagonals: bool) -> usize {
+    let dr = (a / g.cols).abs_diff(b / g.cols);
+    let dc = (a % g.cols).abs_diff(b % g.cols);
+    if diagonals {
+        dr.max(dc)
+    } else {
+        dr + dc
+    }
+}
+
+/// Appends a shortest route from cell `a` to cell `b` (`b` included, `a`
+/// not) to `out`: rows first or columns first (`alt`); with diagonals,
+/// diagonal steps first or last.
+fn route(g: &Geometry, a: usize, b: usize, diagonals: bool, alt: bool, out: &mut Vec<usize>) {
+    let (mut r, mut c) = ((a / g.cols) as i32, (a % g.cols) as i32);
+    let (tr, tc) = ((b / g.cols) as i32, (b % g.cols) as i32);
+    while (r, c) != (tr, tc) {
+        let (dr, dc) = ((tr - r).signum(), (tc - c).signum());
+        let (left_r, left_c) = ((tr - r).abs(), (tc - c).abs());
+        if diagonals && dr != 0 && dc != 0 && (!alt || left_r == left_c) {
+            r += dr;
+            c += dc;
+        } else if diagonals {
+            // Straight along the longer way.
+            if left_r > left_c {
+                r += dr;
+            } else {
+                c += dc;
+            }
+        } else if alt {
+            if dc != 0 {
+                c += dc;
+            } else {
+                r += dr;
+            }
+        } else if dr != 0 {
+            r += dr;
+        } else {
+            c += dc;
+        }
+        out.push(r as usize * g.cols + c as usize);
+    }
+}
+
+/// Drops steps straight back (a, b, a is a, and leaves the same board).
+fn drop_returns(path: &mut Vec<usize>) {
+    let mut k = 0;
+    for i in 0..path.len() {
+        let cell = path[i];
+        if k >= 2 && path[k - 2] == cell {
+            k -= 1;
+        } else {
+            path[k] = cell;
+            k += 1;
+        }
+    }
+    path.truncate(k);
+}
+
+/// Evaluations [`shorten`] may spend on one path.
+const SHORTEN_EVALS: usize = 100_000;
+
+/// A shorter path worth as much as `path` under the objective, by local
+/// search: a stretch of the path between two of its cells is replaced by a
+/// shortest route between them (a loop dropped), or steps are cut from
+/// either end, whenever the board still resolves to the same value; the
+/// largest cut is tried first, and the search goes on from each shorter
+/// path until no cut keeps the value (or [`SHORTEN_EVALS`] evaluations, or
+/// `stop`). Deterministic for a given path.
+pub fn shorten(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    path: &[usize],
+    stop: &dyn Stop,
+) -> Vec<usize> {
+    let max_combos = orbs.max_combos(g);
+    let mut best = path.to_vec();
+    drop_returns(&mut best);
+    if best.len() < 3 {
+        return path.to_vec();
+    }
+    let want = path_value(g, orbs, &p.objective, max_combos, path);
+    let mut evals = 0;
+    let mut cuts: Vec<(usize, usize, usize, u8)> = Vec::new();
+    let mut cand = Vec::with_capacity(best.len());
+    'outer: loop {
+        // (cells saved, i, j, kind): kind 0/1 a route from best[i] to
+        // best[j], 2 the path best[i..=j] alone.
+        cuts.clear();
+        let n = best.len();
+        for i in 0..n {
+            for j in i + 2..n {
+                let d = distance(g, best[i], best[j], p.diagonals);
+                if d < j - i {
+                    cuts.push((j - i - d, i, j, 0));
+                    if d >= 2 {
+                        cuts.push((j - i - d, i, j, 1));
+                    }
+                }
+            }
+        }
+        for k in 1..n - 1 {
+            cuts.push((k, k, n - 1, 2));
+            cuts.push((k, 0, n - 1 - k, 2));
+        }
+        cuts.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        for &(_, i, j, kind) in &cuts {
+            if evals >= SHORTEN_EVALS || (evals % STOP_EVERY == 0 && stop.should_stop()) {
+                break 'outer;
+            }
+            cand.clear();
+            if kind == 2 {
+                cand.extend_from_slice(&best[i..=j]);
+            } else {
+                cand.extend_from_slice(&best[..=i]);
+                route(g, best[i], best[j], p.diagonals, kind == 1, &mut cand);
+                cand.extend_from_slice(&best[j + 1..]);
+            }
+            drop_returns(&mut cand);
+            if cand.len() >= best.len() || cand.len() < 2 {
+                continue;
+            }
+            evals += 1;
+            if path_value(g, orbs, &p.objective, max_combos, &cand) >= want {
+                std::mem::swap(&mut best, &mut cand);
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    best
 }
 
 impl Ctx<'_> {
