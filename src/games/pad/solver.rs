@@ -140,8 +140,13 @@ struct KeySet {
 
 impl KeySet {
     fn new() -> Self {
+        Self::with_capacity(1 << 9)
+    }
+
+    /// Room for `n` keys before it grows.
+    fn with_capacity(n: usize) -> Self {
         KeySet {
-            slots: vec![0; 1 << 10],
+            slots: vec![0; (2 * n).next_power_of_two().max(1 << 10)],
             len: 0,
         }
     }
@@ -337,6 +342,14 @@ struct Child {
     /// The cells the first pass clears and the combos: states with the same
     /// plan differ in the orbs left over.
     plan: u64,
+}
+
+/// A key for an evaluation that sorts the best first (the reverse of
+/// [`f64::total_cmp`]'s order).
+#[inline]
+fn rank_key(eval: f64) -> u64 {
+    let b = eval.to_bits();
+    !(if b >> 63 == 1 { !b } else { b | 1 << 63 })
 }
 
 /// Rounds with fewer new states than this evaluate on one thread
@@ -554,12 +567,13 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     let mut depth = 0;
     // States listed this round; states that went on in an earlier round
     // (board and cursor): reached again by a longer path, they are dropped.
-    let mut seen = KeySet::new();
+    let mut seen = KeySet::with_capacity(p.width.min(1 << 16) * dirs);
     let mut visited = KeySet::new();
     let mut steps: Vec<Step> = Vec::new();
-    let mut rank: Vec<(f64, u32)> = Vec::new();
+    // (rank key: the best first, place in the list).
+    let mut rank: Vec<(u64, u32)> = Vec::new();
     let mut plans = KeyCount::new();
-    let mut over: Vec<(f64, u32)> = Vec::new();
+    let mut over: Vec<(u64, u32)> = Vec::new();
     let ctx = Ctx {
         g,
         p,
@@ -574,36 +588,56 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     };
     for d in 1..=p.max_path {
         depth = d;
-        // The new states, in the beam's order, each once.
+        // The new states, in the beam's order, each once: listed (on every
+        // core when the round is wide), then the repeats dropped in order.
         steps.clear();
         seen.clear();
-        for (k, node) in beam.iter().enumerate() {
-            let cur = node.cur as usize;
-            for dir in 0..dirs {
-                let Some(next) = g.step(cur, dir) else {
-                    continue;
-                };
-                if next as u8 == node.prev {
-                    continue;
+        let list = |from: usize, part: &[Node], out: &mut Vec<Step>| {
+            for (k, node) in part.iter().enumerate() {
+                let cur = node.cur as usize;
+                for dir in 0..dirs {
+                    let Some(next) = g.step(cur, dir) else {
+                        continue;
+                    };
+                    if next as u8 == node.prev {
+                        continue;
+                    }
+                    let (a, b) = (node.held, node.bits.colour(g, next));
+                    let hash = node.hash
+                        ^ keys.orb(cur, a)
+                        ^ keys.orb(next, b)
+                        ^ keys.orb(cur, b)
+                        ^ keys.orb(next, a);
+                    if visited.contains(hash ^ keys.cursor[next]) {
+                        continue;
+                    }
+                    out.push(Step {
+                        parent: (from + k) as u32,
+                        next: next as u8,
+                        colour: b,
+                        hash,
+                    });
                 }
-                let (a, b) = (node.held, node.bits.colour(g, next));
-                let hash = node.hash
-                    ^ keys.orb(cur, a)
-                    ^ keys.orb(next, b)
-                    ^ keys.orb(cur, b)
-                    ^ keys.orb(next, a);
-                let key = hash ^ keys.cursor[next];
-                if visited.contains(key) || !seen.insert(key) {
-                    continue;
-                }
-                steps.push(Step {
-                    parent: k as u32,
-                    next: next as u8,
-                    colour: b,
-                    hash,
-                });
+            }
+        };
+        if beam.len() * 2 < PARALLEL_FROM || rayon::current_num_threads() < 2 {
+            list(0, &beam, &mut steps);
+        } else {
+            let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
+            let parts: Vec<Vec<Step>> = beam
+                .par_chunks(chunk)
+                .enumerate()
+                .map(|(i, part)| {
+                    let mut out = Vec::with_capacity(part.len() * 3);
+                    list(i * chunk, part, &mut out);
+                    out
+                })
+                .collect();
+            for part in parts {
+                steps.extend(part);
             }
         }
+        steps.retain(|s| seen.insert(s.hash ^ keys.cursor[s.next as usize]));
         let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
             ctx.evaluate(&beam, &steps)
         } else {
@@ -629,7 +663,7 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 ceiling = true;
                 break;
             }
-            rank.push((c.eval, i as u32));
+            rank.push((rank_key(c.eval), i as u32));
         }
         if let Some(c) = round_best {
             arena.push((c.node.at, c.node.cur));
@@ -641,7 +675,7 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
         // The best `width` by rank, ties to the earlier listed; at most
         // `per_plan` of them with the same plan while others are left.
         if p.per_plan > 0 && rank.len() > p.width {
-            rank.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+            rank.sort_unstable();
             plans.clear();
             over.clear();
             let mut kept = 0;
@@ -662,9 +696,7 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
             rank.extend(over.iter().take(fill));
         }
         if rank.len() > p.width {
-            rank.select_nth_unstable_by(p.width - 1, |x, y| {
-                y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
-            });
+            rank.select_nth_unstable(p.width - 1);
             rank.truncate(p.width);
         }
         beam.clear();
@@ -700,6 +732,9 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
 /// Rounds the first (narrow) pass of [`solve_anytime`] may take: a narrow
 /// beam that has not reached the ceiling by then is not worth more time.
 const FIRST_ROUNDS: usize = 50;
+/// Beam width per state allowed with the same plan in the passes for a
+/// shorter path ([`solve_anytime`]).
+const PLAN_WIDTH: usize = 400;
 /// Rounds a pass sized to the time left is planned for (most paths to the
 /// ceiling take 20 to 35).
 const PLANNED_ROUNDS: usize = 40;
@@ -747,9 +782,16 @@ pub fn solve_anytime(
                     break;
                 }
                 width = width.saturating_mul(2).min(p.width);
+                // Wider beams keep more states of a plan: a short path
+                // needs the best of them, diversity matters less.
+                let per_plan = match p.per_plan {
+                    0 => 0,
+                    k => k.max(width / PLAN_WIDTH),
+                };
                 let shorter = PadParams {
                     width,
                     max_path: b.path.len() - 2,
+                    per_plan,
                     ..p.clone()
                 };
                 let s = solve(g, orbs, &shorter, stop);
@@ -779,6 +821,8 @@ pub fn solve_anytime(
     }
     let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
     b.nodes = nodes;
+    // What is left of the budget: cut the path by local search.
+    b.path = shorten(g, orbs, p, &b.path, stop);
     b
 }
 
