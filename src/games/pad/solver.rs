@@ -494,6 +494,7 @@ impl Ctx<'_> {
                     }
                 }
             }
+            debug_assert_eq!((cols, rows), spreads(g, &o));
             combos.clear();
             let mut tally = Tally::default();
             let (after, _, first) = o.resolve_first(g, &mut |c: Combo| {
@@ -535,6 +536,19 @@ impl Ctx<'_> {
 /// dropped) in the beam's order on one thread, evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
+    solve_from(g, orbs, p, stop, &[])
+}
+
+/// [`solve`] from the end of the drag `prefix` (cells, start first) instead
+/// of every start cell: the paths found begin with it, and `p.max_path`
+/// counts the steps after it.
+fn solve_from(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    stop: &dyn Stop,
+    prefix: &[usize],
+) -> PadSolution {
     use rayon::prelude::*;
 
     let keys = Keys::new();
@@ -543,26 +557,49 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     let dirs = if p.diagonals { 8 } else { 4 };
     // Path arena: (parent index, cell).
     let mut arena: Vec<(u32, u8)> =
-        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n);
+        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n + prefix.len());
     let mut nodes = 0u64;
-    let base_hash = keys.board(orbs, g);
     let bits = Bits::new(g, orbs);
-    let (cols, rows) = spreads(g, &bits);
-    let mut beam: Vec<Node> = (0..n)
-        .map(|i| {
-            arena.push((NONE, i as u8));
-            Node {
-                bits,
-                hash: base_hash,
-                cur: i as u8,
-                prev: u8::MAX,
-                held: orbs.cells[i],
-                cols: cols as u16,
-                rows: rows as u16,
-                at: arena.len() as u32 - 1,
-            }
-        })
-        .collect();
+    let mut beam: Vec<Node> = if let [start, .., last] | [start @ last] = *prefix {
+        let o = orbs.dragged(prefix);
+        let b = Bits::new(g, &o);
+        let (cols, rows) = spreads(g, &b);
+        for &cell in prefix {
+            let parent = arena.len().checked_sub(1).map_or(NONE, |k| k as u32);
+            arena.push((parent, cell as u8));
+        }
+        vec![Node {
+            bits: b,
+            hash: keys.board(&o, g),
+            cur: last as u8,
+            prev: prefix
+                .len()
+                .checked_sub(2)
+                .map_or(u8::MAX, |k| prefix[k] as u8),
+            held: orbs.cells[start],
+            cols: cols as u16,
+            rows: rows as u16,
+            at: arena.len() as u32 - 1,
+        }]
+    } else {
+        let base_hash = keys.board(orbs, g);
+        let (cols, rows) = spreads(g, &bits);
+        (0..n)
+            .map(|i| {
+                arena.push((NONE, i as u8));
+                Node {
+                    bits,
+                    hash: base_hash,
+                    cur: i as u8,
+                    prev: u8::MAX,
+                    held: orbs.cells[i],
+                    cols: cols as u16,
+                    rows: rows as u16,
+                    at: arena.len() as u32 - 1,
+                }
+            })
+            .collect()
+    };
     let mut best: Option<(f64, u32, u32, usize)> = None; // (value, combos, arena index, depth)
     let mut depth = 0;
     // States listed this round; states that went on in an earlier round
@@ -769,6 +806,7 @@ pub fn solve_anytime(
         let s = solve(g, orbs, &pass, stop);
         max_path = p.max_path;
         nodes += s.nodes;
+        let s_nodes = s.nodes;
         let better = best.as_ref().is_none_or(|b| {
             s.value > b.value || (s.value == b.value && s.path.len() < b.path.len())
         });
@@ -777,11 +815,35 @@ pub fn solve_anytime(
             best = Some(s);
         }
         if done {
+            let mut last = s_nodes;
             while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
                 if stop.should_stop() || width >= p.width {
                     break;
                 }
-                width = width.saturating_mul(2).min(p.width);
+                // Twice as wide; under a deadline only as wide as the time
+                // left allows at the cost of the last pass (a pass cut
+                // short by the clock is lost), and none narrower than this
+                // one.
+                let next = match stop.spent() {
+                    Some(f) if f > 0.0 && f < 1.0 => {
+                        let left = nodes as f64 * (1.0 - f) / f;
+                        let fits = (width as f64 * 0.9 * left / last.max(1) as f64) as usize;
+                        if fits <= width {
+                            // No wider pass fits: the tails of the path
+                            // at this width, until the clock stops them.
+                            if let Some(b) = best.take() {
+                                let was = b.nodes;
+                                let t = shorten_tails(g, orbs, p, b, width, stop);
+                                nodes += t.nodes - was;
+                                best = Some(t);
+                            }
+                            break;
+                        }
+                        fits.min(width.saturating_mul(2))
+                    }
+                    _ => width.saturating_mul(2),
+                };
+                width = next.min(p.width);
                 // Wider beams keep more states of a plan: a short path
                 // needs the best of them, diversity matters less.
                 let per_plan = match p.per_plan {
@@ -796,6 +858,7 @@ pub fn solve_anytime(
                 };
                 let s = solve(g, orbs, &shorter, stop);
                 nodes += s.nodes;
+                last = s.nodes;
                 if at_ceiling(&s) {
                     best = Some(s);
                 }
@@ -824,6 +887,42 @@ pub fn solve_anytime(
     // What is left of the budget: cut the path by local search.
     b.path = shorten(g, orbs, p, &b.path, stop);
     b
+}
+
+/// A shorter path to the objective's ceiling than `best` (a solution at
+/// it), by searching its tails again: from the end of all but the last `t`
+/// steps, a beam `width` wide looks for the ceiling in fewer than `t`
+/// steps (`t` = 4, 6, ... while the path is longer; after a success the
+/// same `t` on the new path). The beam spends all its width on the one
+/// state, deep in the path, where the first search spread it over many.
+pub fn shorten_tails(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    best: PadSolution,
+    width: usize,
+    stop: &dyn Stop,
+) -> PadSolution {
+    let mut best = best;
+    let mut t = 4;
+    let mut nodes = best.nodes;
+    while t < best.path.len() && !stop.should_stop() {
+        let k = best.path.len() - 1 - t;
+        let tail = PadParams {
+            width,
+            max_path: t - 1,
+            ..p.clone()
+        };
+        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k]);
+        nodes += s.nodes;
+        if s.value >= best.value && s.combos >= best.combos && s.path.len() < best.path.len() {
+            best = s;
+        } else {
+            t += 2;
+        }
+    }
+    best.nodes = nodes;
+    best
 }
 
 /// The objective's value of dragging `path` on `orbs`.
@@ -1149,8 +1248,104 @@ mod tests {
         assert_eq!(one, many);
         assert_eq!(
             (one.combos, one.max_combos, one.path.len() - 1, one.nodes),
+            (8, 8, 29, 59581)
+        );
+        // Without the limit per plan, the search of before it (the node
+        // rate work changed nothing else).
+        let free = PadParams { per_plan: 0, ..p };
+        let s = solve(&g, &o, &free, &NeverStop);
+        assert_eq!(
+            (s.combos, s.max_combos, s.path.len() - 1, s.nodes),
             (8, 8, 30, 63410)
         );
+    }
+
+    /// The local search and the tail search give shorter paths that keep
+    /// the combos: exact lengths on a fixed board.
+    #[test]
+    fn shorter_paths_keep_the_combos() {
+        let (g, o) = orbs("033324/132134/302324/420155/421424");
+        let p = PadParams {
+            width: 300,
+            ..PadParams::default()
+        };
+        let s = solve(&g, &o, &p, &NeverStop);
+        assert_eq!((s.combos, s.path.len() - 1), (8, 34));
+        // Three laps round a square at the end of the path leave the
+        // board as it was: the local search drops them.
+        let e = *s.path.last().expect("a path");
+        let (r, c) = (e / g.cols, e % g.cols);
+        let dr = if r + 1 < g.rows {
+            g.cols
+        } else {
+            g.cols.wrapping_neg()
+        };
+        let dc = if c + 1 < g.cols { 1 } else { usize::MAX };
+        let lap = [
+            e.wrapping_add(dc),
+            e.wrapping_add(dc).wrapping_add(dr),
+            e.wrapping_add(dr),
+            e,
+        ];
+        let mut long = s.path.clone();
+        for _ in 0..3 {
+            long.extend(lap);
+        }
+        assert_eq!(o.dragged(&long), o.dragged(&s.path));
+        let cut = shorten(&g, &o, &p, &long, &NeverStop);
+        assert_eq!(o.dragged(&cut).resolve(&g).combos.len(), 8);
+        assert_eq!(cut.len() - 1, 34);
+        let t = shorten_tails(&g, &o, &p, s.clone(), 300, &NeverStop);
+        assert_eq!(o.dragged(&t.path).resolve(&g).combos.len() as u32, t.combos);
+        assert_eq!((t.combos, t.path.len() - 1), (8, 32));
+        assert!(t.nodes > s.nodes);
+        // The tail search keeps a prefix of the path it started from.
+        let k = (0..t.path.len())
+            .take_while(|&i| s.path.get(i) == Some(&t.path[i]))
+            .count();
+        assert!(k >= 1);
+        // Steps straight back are dropped: the same board.
+        let mut back = vec![0, 1, 2, 1, 2, 3, 2, 1];
+        drop_returns(&mut back);
+        assert_eq!(back, vec![0, 1]);
+        // Routes are shortest and step to neighbours.
+        for (a, b) in [(0, 29), (5, 24), (14, 14), (7, 9)] {
+            for alt in [false, true] {
+                let mut r = vec![a];
+                route(&g, a, b, false, alt, &mut r);
+                assert_eq!(r.len() - 1, distance(&g, a, b, false));
+                assert_eq!(*r.last().expect("a cell"), b);
+                for w in r.windows(2) {
+                    assert_eq!(distance(&g, w[0], w[1], false), 1);
+                }
+            }
+        }
+    }
+
+    /// The rank key sorts as the evaluations from the best, and the count
+    /// per key matches the standard map.
+    #[test]
+    fn rank_keys_and_plan_counts() {
+        let evals = [-1e9, -30.5, -1.0, -0.0, 0.0, 0.25, 1.0, 29.0, 30.0, 1e9];
+        for w in evals.windows(2) {
+            assert!(rank_key(w[0]) > rank_key(w[1]), "{} {}", w[0], w[1]);
+        }
+        let mut r = SplitMix64::new(3);
+        let mut fast = KeyCount::new();
+        let mut naive = std::collections::HashMap::new();
+        for round in 0..2 {
+            for _ in 0..4000 {
+                let k = match r.below(40) {
+                    0 => 0,
+                    _ => (r.below(1500) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                };
+                let n = naive.entry(k.max(1)).or_insert(0);
+                *n += 1;
+                assert_eq!(fast.bump(k), *n, "round {round}");
+            }
+            fast.clear();
+            naive.clear();
+        }
     }
 
     #[test]
