@@ -712,7 +712,12 @@ fn solve_from(
         // The best `width` by rank, ties to the earlier listed; at most
         // `per_plan` of them with the same plan while others are left.
         if p.per_plan > 0 && rank.len() > p.width {
-            rank.sort_unstable();
+            // The keys are distinct: one order on any number of threads.
+            if rank.len() >= 4 * PARALLEL_FROM && rayon::current_num_threads() > 1 {
+                rank.par_sort_unstable();
+            } else {
+                rank.sort_unstable();
+            }
             plans.clear();
             over.clear();
             let mut kept = 0;
@@ -1309,14 +1314,14 @@ mod tests {
         drop_returns(&mut back);
         assert_eq!(back, vec![0, 1]);
         // Routes are shortest and step to neighbours.
-        for (a, b) in [(0, 29), (5, 24), (14, 14), (7, 9)] {
-            for alt in [false, true] {
+        for (a, b) in [(0, 29), (5, 24), (14, 14), (7, 9), (2, 26), (29, 1)] {
+            for (alt, diagonals) in [(false, false), (true, false), (false, true), (true, true)] {
                 let mut r = vec![a];
-                route(&g, a, b, false, alt, &mut r);
-                assert_eq!(r.len() - 1, distance(&g, a, b, false));
+                route(&g, a, b, diagonals, alt, &mut r);
+                assert_eq!(r.len() - 1, distance(&g, a, b, diagonals));
                 assert_eq!(*r.last().expect("a cell"), b);
                 for w in r.windows(2) {
-                    assert_eq!(distance(&g, w[0], w[1], false), 1);
+                    assert_eq!(distance(&g, w[0], w[1], diagonals), 1);
                 }
             }
         }
