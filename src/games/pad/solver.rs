@@ -889,8 +889,14 @@ pub fn solve_anytime(
     }
     let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
     b.nodes = nodes;
-    // What is left of the budget: cut the path by local search.
-    b.path = shorten(g, orbs, p, &b.path, stop);
+    // What is left of the budget: cut the path by local search (it keeps
+    // the value or betters it: the combos and value of the new path).
+    let cut = shorten(g, orbs, p, &b.path, stop);
+    if cut != b.path {
+        b.value = path_value(g, orbs, &p.objective, b.max_combos, &cut);
+        b.combos = orbs.dragged(&cut).resolve(g).combos.len() as u32;
+        b.path = cut;
+    }
     b
 }
 
@@ -1263,6 +1269,31 @@ mod tests {
             (s.combos, s.max_combos, s.path.len() - 1, s.nodes),
             (8, 8, 30, 63410)
         );
+    }
+
+    /// The anytime search without a clock: passes up to `p.width`, then
+    /// shorter paths; exact on a fixed board, the same on any thread count.
+    #[test]
+    fn anytime_without_a_clock() {
+        let (g, o) = orbs("033324/132134/302324/420155/421424");
+        let p = PadParams {
+            width: 1600,
+            ..PadParams::default()
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool")
+                .install(|| solve_anytime(&g, &o, &p, 200, &NeverStop))
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one, two);
+        assert_eq!(
+            o.dragged(&one.path).resolve(&g).combos.len() as u32,
+            one.combos
+        );
+        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 29, 185987));
     }
 
     /// The local search and the tail search give shorter paths that keep
