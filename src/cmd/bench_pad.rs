@@ -27,6 +27,10 @@ pub struct PadArgs {
     /// '{"row": 1.0}' (fields: combo, wasted_triple, column, row, pass).
     #[arg(long)]
     pub rank: Option<String>,
+    /// Orb-drag: states kept in the beam with the same plan (the cells the
+    /// first pass clears and the combos) while others are left; 0: no limit.
+    #[arg(long, default_value_t = 2)]
+    pub per_plan: usize,
 }
 
 impl Default for PadArgs {
@@ -36,6 +40,7 @@ impl Default for PadArgs {
             diagonals: false,
             objective: "combos".into(),
             rank: None,
+            per_plan: 2,
         }
     }
 }
@@ -59,6 +64,7 @@ impl PadArgs {
                 diagonals: self.diagonals,
                 objective,
                 rank,
+                per_plan: self.per_plan,
                 ..PadParams::default()
             },
         })

@@ -356,17 +356,40 @@ impl Bits {
             | (m >> g.rows)
     }
 
+    /// Columns spanned by the orbs of `m` (not empty): the last column less
+    /// the first.
+    #[inline]
+    pub fn mask_columns(g: &Geometry, m: u64) -> u32 {
+        let first = g.col_of[m.trailing_zeros() as usize];
+        let last = g.col_of[63 - m.leading_zeros() as usize];
+        (last - first) as u32
+    }
+
+    /// Rows spanned by the orbs of `m` (not empty): the last row less the
+    /// first.
+    #[inline]
+    pub fn mask_rows(g: &Geometry, m: u64) -> u32 {
+        // Fold the columns onto the first: 14 columns at most.
+        let r = g.rows;
+        let mut f = m;
+        if g.cols > 8 {
+            f |= f >> (8 * r);
+        }
+        f |= f >> (4 * r);
+        f |= f >> (2 * r);
+        f |= f >> r;
+        f &= g.col;
+        63 - f.leading_zeros() - f.trailing_zeros()
+    }
+
     /// Columns spanned by each colour with three orbs or more, summed.
     #[inline]
     pub fn column_spread(&self, g: &Geometry) -> u32 {
         let mut s = 0;
         for &m in &self.masks {
-            if m.count_ones() < 3 {
-                continue;
+            if m.count_ones() >= 3 {
+                s += Self::mask_columns(g, m);
             }
-            let first = g.col_of[m.trailing_zeros() as usize];
-            let last = g.col_of[63 - m.leading_zeros() as usize];
-            s += (last - first) as u32;
         }
         s
     }
@@ -376,20 +399,9 @@ impl Bits {
     pub fn row_spread(&self, g: &Geometry) -> u32 {
         let mut s = 0;
         for &m in &self.masks {
-            if m.count_ones() < 3 {
-                continue;
+            if m.count_ones() >= 3 {
+                s += Self::mask_rows(g, m);
             }
-            // Fold the columns onto the first: 14 columns at most.
-            let r = g.rows;
-            let mut f = m;
-            if g.cols > 8 {
-                f |= f >> (8 * r);
-            }
-            f |= f >> (4 * r);
-            f |= f >> (2 * r);
-            f |= f >> r;
-            f &= g.col;
-            s += 63 - f.leading_zeros() - f.trailing_zeros();
         }
         s
     }
@@ -400,6 +412,18 @@ impl Bits {
     /// (the whole board at once), else by table, column by column.
     #[inline]
     pub fn resolve<F: FnMut(Combo) + ?Sized>(&self, g: &Geometry, on_combo: &mut F) -> (Bits, u32) {
+        let (b, cleared, _) = self.resolve_first(g, on_combo);
+        (b, cleared)
+    }
+
+    /// [`Bits::resolve`], and the cells cleared by the first pass
+    /// (column-major bits).
+    #[inline]
+    pub fn resolve_first<F: FnMut(Combo) + ?Sized>(
+        &self,
+        g: &Geometry,
+        on_combo: &mut F,
+    ) -> (Bits, u32, u64) {
         #[cfg(target_arch = "x86_64")]
         if fast_pdep() {
             // SAFETY: the processor has BMI2 (checked by `fast_pdep`).
@@ -415,7 +439,7 @@ impl Bits {
         &self,
         g: &Geometry,
         on_combo: &mut F,
-    ) -> (Bits, u32) {
+    ) -> (Bits, u32, u64) {
         self.resolve_by::<true, F>(g, on_combo)
     }
 
@@ -426,16 +450,27 @@ impl Bits {
         &self,
         g: &Geometry,
         on_combo: &mut F,
-    ) -> (Bits, u32) {
+    ) -> (Bits, u32, u64) {
         let mut b = *self;
         let mut cleared = 0u32;
-        // Colours whose orbs moved since their lines were last looked for
-        // (a colour's lines depend on its own mask only).
-        let mut moved = u32::MAX;
+        let mut first = 0u64;
+        // Colours with three orbs or more (fewer never match), and those of
+        // them whose orbs moved since their lines were last looked for (a
+        // colour's lines depend on its own mask only).
+        let mut active = 0u32;
+        for (k, m) in b.masks.iter().enumerate() {
+            active |= u32::from(m.count_ones() >= 3) << k;
+        }
+        let mut moved = active;
         for pass in 0u8.. {
             let mut gone = 0u64;
-            for (colour, &m) in b.masks.iter().enumerate() {
-                if moved >> colour & 1 == 0 || m.count_ones() < 3 {
+            let mut todo = moved & active;
+            while todo != 0 {
+                let colour = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                let m = b.masks[colour];
+                if m.count_ones() < 3 {
+                    active &= !(1 << colour);
                     continue;
                 }
                 let mut marked = Self::lines(g, m);
@@ -473,6 +508,9 @@ impl Bits {
             }
             if gone == 0 {
                 break;
+            }
+            if pass == 0 {
+                first = gone;
             }
             cleared += gone.count_ones();
             let before = b.masks;
@@ -522,7 +560,7 @@ impl Bits {
                 moved |= u32::from(*now != was) << k;
             }
         }
-        (b, cleared)
+        (b, cleared, first)
     }
 }
 
@@ -656,7 +694,7 @@ mod tests {
             // The portable falls (by table) agree with the BMI2 ones.
             let bits = Bits::new(&g, &o);
             let mut by_table = Vec::new();
-            let (t_after, t_cleared) = bits.resolve_by::<false, _>(&g, &mut |c| by_table.push(c));
+            let (t_after, t_cleared, _) = bits.resolve_by::<false, _>(&g, &mut |c| by_table.push(c));
             prop_assert_eq!(&by_table, &fast.combos);
             prop_assert_eq!(t_cleared, cleared);
             prop_assert_eq!(t_after.orbs(&g), after);

@@ -94,6 +94,10 @@ pub struct PadParams {
     pub objective: Objective,
     /// How states rank in the beam.
     pub rank: Rank,
+    /// States kept in the beam with the same plan (the cells the first
+    /// pass would clear and the combos), while states with other plans
+    /// are left; 0: no limit.
+    pub per_plan: usize,
 }
 
 impl Default for PadParams {
@@ -104,6 +108,7 @@ impl Default for PadParams {
             width: 4000,
             objective: Objective::Combos,
             rank: Rank::default(),
+            per_plan: 2,
         }
     }
 }
@@ -135,8 +140,13 @@ struct KeySet {
 
 impl KeySet {
     fn new() -> Self {
+        Self::with_capacity(1 << 9)
+    }
+
+    /// Room for `n` keys before it grows.
+    fn with_capacity(n: usize) -> Self {
         KeySet {
-            slots: vec![0; 1 << 10],
+            slots: vec![0; (2 * n).next_power_of_two().max(1 << 10)],
             len: 0,
         }
     }
@@ -194,6 +204,67 @@ impl KeySet {
     }
 }
 
+/// A count per 64-bit key (keys already mixed): open addressing as in
+/// [`KeySet`], cleared and reused across rounds.
+#[derive(Debug, Clone)]
+struct KeyCount {
+    keys: Vec<u64>,
+    counts: Vec<u32>,
+    len: usize,
+}
+
+impl KeyCount {
+    fn new() -> Self {
+        KeyCount {
+            keys: vec![0; 1 << 10],
+            counts: vec![0; 1 << 10],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.keys.fill(0);
+            self.len = 0;
+        }
+    }
+
+    /// Counts `key` once more; returns its count.
+    fn bump(&mut self, key: u64) -> usize {
+        if (self.len + 1) * 2 > self.keys.len() {
+            let size = self.keys.len() * 2;
+            let keys = std::mem::replace(&mut self.keys, vec![0; size]);
+            let counts = std::mem::replace(&mut self.counts, vec![0; size]);
+            self.len = 0;
+            for (k, c) in keys.into_iter().zip(counts).filter(|&(k, _)| k != 0) {
+                let i = self.slot(k);
+                self.keys[i] = k;
+                self.counts[i] = c;
+                self.len += 1;
+            }
+        }
+        let key = key.max(1);
+        let i = self.slot(key);
+        if self.keys[i] == 0 {
+            self.keys[i] = key;
+            self.counts[i] = 0;
+            self.len += 1;
+        }
+        self.counts[i] += 1;
+        self.counts[i] as usize
+    }
+
+    /// The slot of `key` (not 0): where it is, or the free slot where it goes.
+    fn slot(&self, key: u64) -> usize {
+        let mask = self.keys.len() - 1;
+        let mut i = key as usize & mask;
+        while self.keys[i] != 0 && self.keys[i] != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+}
+
 /// Zobrist keys: one per (cell, colour) and one per cursor cell.
 struct Keys {
     orb: [[u64; COLOURS + 1]; MAX_CELLS],
@@ -238,6 +309,9 @@ struct Node {
     prev: u8,
     /// Colour of the held orb (the start cell's, all along the path).
     held: u8,
+    /// Columns and rows spanned by the colours of `bits` ([`spreads`]).
+    cols: u16,
+    rows: u16,
     /// Index of this node's last cell in the path arena.
     at: u32,
 }
@@ -265,6 +339,17 @@ struct Child {
     value: f64,
     combos: u32,
     ceiling: bool,
+    /// The cells the first pass clears and the combos: states with the same
+    /// plan differ in the orbs left over.
+    plan: u64,
+}
+
+/// A key for an evaluation that sorts the best first (the reverse of
+/// [`f64::total_cmp`]'s order).
+#[inline]
+fn rank_key(eval: f64) -> u64 {
+    let b = eval.to_bits();
+    !(if b >> 63 == 1 { !b } else { b | 1 << 63 })
 }
 
 /// Rounds with fewer new states than this evaluate on one thread
@@ -368,6 +453,8 @@ struct Ctx<'a> {
     max_combos: u32,
     /// Triples each colour has (its orbs / 3).
     triples: [u32; COLOURS],
+    /// The colours with a triple, one bit each.
+    with_triples: u32,
     stop: &'a dyn Stop,
 }
 
@@ -396,9 +483,21 @@ impl Ctx<'_> {
             let (cur, next) = (node.cur as usize, s.next as usize);
             let mut o = node.bits;
             o.swap(g, cur, node.held, next, s.colour);
+            // The spreads change only for the two colours swapped.
+            let (mut cols, mut rows) = (node.cols as u32, node.rows as u32);
+            if node.held != s.colour {
+                for c in [node.held as usize, s.colour as usize] {
+                    if c < COLOURS && o.masks[c].count_ones() >= 3 {
+                        let (was, now) = (node.bits.masks[c], o.masks[c]);
+                        cols = cols + Bits::mask_columns(g, now) - Bits::mask_columns(g, was);
+                        rows = rows + Bits::mask_rows(g, now) - Bits::mask_rows(g, was);
+                    }
+                }
+            }
+            debug_assert_eq!((cols, rows), spreads(g, &o));
             combos.clear();
             let mut tally = Tally::default();
-            let (after, _) = o.resolve(g, &mut |c: Combo| {
+            let (after, _, first) = o.resolve_first(g, &mut |c: Combo| {
                 tally.add(&c);
                 if LIST {
                     combos.push(c);
@@ -416,12 +515,15 @@ impl Ctx<'_> {
                     cur: next as u8,
                     prev: cur as u8,
                     held: node.held,
+                    cols: cols as u16,
+                    rows: rows as u16,
                     at: node.at,
                 },
-                eval: self.shaped(&o, &after, &tally, v),
+                eval: self.shaped((cols, rows), &after, &tally, v),
                 value: v,
                 combos: tally.combos,
                 ceiling,
+                plan: first.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ tally.combos as u64,
             });
         }
         out
@@ -434,6 +536,19 @@ impl Ctx<'_> {
 /// dropped) in the beam's order on one thread, evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
+    solve_from(g, orbs, p, stop, &[])
+}
+
+/// [`solve`] from the end of the drag `prefix` (cells, start first) instead
+/// of every start cell: the paths found begin with it, and `p.max_path`
+/// counts the steps after it.
+fn solve_from(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    stop: &dyn Stop,
+    prefix: &[usize],
+) -> PadSolution {
     use rayon::prelude::*;
 
     let keys = Keys::new();
@@ -442,70 +557,124 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
     let dirs = if p.diagonals { 8 } else { 4 };
     // Path arena: (parent index, cell).
     let mut arena: Vec<(u32, u8)> =
-        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n);
+        Vec::with_capacity(p.width.clamp(1, 1 << 14) * (p.max_path.min(64) + 1) + n + prefix.len());
     let mut nodes = 0u64;
-    let base_hash = keys.board(orbs, g);
     let bits = Bits::new(g, orbs);
-    let mut beam: Vec<Node> = (0..n)
-        .map(|i| {
-            arena.push((NONE, i as u8));
-            Node {
-                bits,
-                hash: base_hash,
-                cur: i as u8,
-                prev: u8::MAX,
-                held: orbs.cells[i],
-                at: arena.len() as u32 - 1,
-            }
-        })
-        .collect();
+    let mut beam: Vec<Node> = if let [start, .., last] | [start @ last] = *prefix {
+        let o = orbs.dragged(prefix);
+        let b = Bits::new(g, &o);
+        let (cols, rows) = spreads(g, &b);
+        for &cell in prefix {
+            let parent = arena.len().checked_sub(1).map_or(NONE, |k| k as u32);
+            arena.push((parent, cell as u8));
+        }
+        vec![Node {
+            bits: b,
+            hash: keys.board(&o, g),
+            cur: last as u8,
+            prev: prefix
+                .len()
+                .checked_sub(2)
+                .map_or(u8::MAX, |k| prefix[k] as u8),
+            held: orbs.cells[start],
+            cols: cols as u16,
+            rows: rows as u16,
+            at: arena.len() as u32 - 1,
+        }]
+    } else {
+        let base_hash = keys.board(orbs, g);
+        let (cols, rows) = spreads(g, &bits);
+        (0..n)
+            .map(|i| {
+                arena.push((NONE, i as u8));
+                Node {
+                    bits,
+                    hash: base_hash,
+                    cur: i as u8,
+                    prev: u8::MAX,
+                    held: orbs.cells[i],
+                    cols: cols as u16,
+                    rows: rows as u16,
+                    at: arena.len() as u32 - 1,
+                }
+            })
+            .collect()
+    };
     let mut best: Option<(f64, u32, u32, usize)> = None; // (value, combos, arena index, depth)
     let mut depth = 0;
     // States listed this round; states that went on in an earlier round
     // (board and cursor): reached again by a longer path, they are dropped.
-    let mut seen = KeySet::new();
+    let mut seen = KeySet::with_capacity(p.width.min(1 << 16) * dirs);
     let mut visited = KeySet::new();
     let mut steps: Vec<Step> = Vec::new();
-    let mut rank: Vec<(f64, u32)> = Vec::new();
+    // (rank key: the best first, place in the list).
+    let mut rank: Vec<(u64, u32)> = Vec::new();
+    let mut plans = KeyCount::new();
+    let mut over: Vec<(u64, u32)> = Vec::new();
     let ctx = Ctx {
         g,
         p,
         max_combos,
         triples: bits.counts().map(|k| k / 3),
+        with_triples: bits
+            .counts()
+            .iter()
+            .enumerate()
+            .fold(0, |a, (k, &c)| a | u32::from(c >= 3) << k),
         stop,
     };
     for d in 1..=p.max_path {
         depth = d;
-        // The new states, in the beam's order, each once.
+        // The new states, in the beam's order, each once: listed (on every
+        // core when the round is wide), then the repeats dropped in order.
         steps.clear();
         seen.clear();
-        for (k, node) in beam.iter().enumerate() {
-            let cur = node.cur as usize;
-            for dir in 0..dirs {
-                let Some(next) = g.step(cur, dir) else {
-                    continue;
-                };
-                if next as u8 == node.prev {
-                    continue;
+        let list = |from: usize, part: &[Node], out: &mut Vec<Step>| {
+            for (k, node) in part.iter().enumerate() {
+                let cur = node.cur as usize;
+                for dir in 0..dirs {
+                    let Some(next) = g.step(cur, dir) else {
+                        continue;
+                    };
+                    if next as u8 == node.prev {
+                        continue;
+                    }
+                    let (a, b) = (node.held, node.bits.colour(g, next));
+                    let hash = node.hash
+                        ^ keys.orb(cur, a)
+                        ^ keys.orb(next, b)
+                        ^ keys.orb(cur, b)
+                        ^ keys.orb(next, a);
+                    if visited.contains(hash ^ keys.cursor[next]) {
+                        continue;
+                    }
+                    out.push(Step {
+                        parent: (from + k) as u32,
+                        next: next as u8,
+                        colour: b,
+                        hash,
+                    });
                 }
-                let (a, b) = (node.held, node.bits.colour(g, next));
-                let hash = node.hash
-                    ^ keys.orb(cur, a)
-                    ^ keys.orb(next, b)
-                    ^ keys.orb(cur, b)
-                    ^ keys.orb(next, a);
-                let key = hash ^ keys.cursor[next];
-                if visited.contains(key) || !seen.insert(key) {
-                    continue;
-                }
-                steps.push(Step {
-                    parent: k as u32,
-                    next: next as u8,
-                    colour: b,
-                    hash,
-                });
+            }
+        };
+        if beam.len() * 2 < PARALLEL_FROM || rayon::current_num_threads() < 2 {
+            list(0, &beam, &mut steps);
+        } else {
+            let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
+            let parts: Vec<Vec<Step>> = beam
+                .par_chunks(chunk)
+                .enumerate()
+                .map(|(i, part)| {
+                    let mut out = Vec::with_capacity(part.len() * 3);
+                    list(i * chunk, part, &mut out);
+                    out
+                })
+                .collect();
+            for part in parts {
+                steps.extend(part);
             }
         }
+        steps.retain(|s| seen.insert(s.hash ^ keys.cursor[s.next as usize]));
         let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
             ctx.evaluate(&beam, &steps)
         } else {
@@ -531,7 +700,7 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
                 ceiling = true;
                 break;
             }
-            rank.push((c.eval, i as u32));
+            rank.push((rank_key(c.eval), i as u32));
         }
         if let Some(c) = round_best {
             arena.push((c.node.at, c.node.cur));
@@ -540,11 +709,36 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
         if ceiling || rank.is_empty() || stop.should_stop() {
             break;
         }
-        // The best `width` by rank, ties to the earlier listed.
+        // The best `width` by rank, ties to the earlier listed; at most
+        // `per_plan` of them with the same plan while others are left.
+        if p.per_plan > 0 && rank.len() > p.width {
+            // The keys are distinct: one order on any number of threads.
+            if rank.len() >= 4 * PARALLEL_FROM && rayon::current_num_threads() > 1 {
+                rank.par_sort_unstable();
+            } else {
+                rank.sort_unstable();
+            }
+            plans.clear();
+            over.clear();
+            let mut kept = 0;
+            for k in 0..rank.len() {
+                let e = rank[k];
+                if plans.bump(made[e.1 as usize].plan) <= p.per_plan {
+                    rank[kept] = e;
+                    kept += 1;
+                    if kept == p.width {
+                        break;
+                    }
+                } else {
+                    over.push(e);
+                }
+            }
+            rank.truncate(kept);
+            let fill = p.width - kept;
+            rank.extend(over.iter().take(fill));
+        }
         if rank.len() > p.width {
-            rank.select_nth_unstable_by(p.width - 1, |x, y| {
-                y.0.total_cmp(&x.0).then(x.1.cmp(&y.1))
-            });
+            rank.select_nth_unstable(p.width - 1);
             rank.truncate(p.width);
         }
         beam.clear();
@@ -580,6 +774,9 @@ pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSo
 /// Rounds the first (narrow) pass of [`solve_anytime`] may take: a narrow
 /// beam that has not reached the ceiling by then is not worth more time.
 const FIRST_ROUNDS: usize = 50;
+/// Beam width per state allowed with the same plan in the passes for a
+/// shorter path ([`solve_anytime`]).
+const PLAN_WIDTH: usize = 400;
 /// Rounds a pass sized to the time left is planned for (most paths to the
 /// ceiling take 20 to 35).
 const PLANNED_ROUNDS: usize = 40;
@@ -614,6 +811,7 @@ pub fn solve_anytime(
         let s = solve(g, orbs, &pass, stop);
         max_path = p.max_path;
         nodes += s.nodes;
+        let s_nodes = s.nodes;
         let better = best.as_ref().is_none_or(|b| {
             s.value > b.value || (s.value == b.value && s.path.len() < b.path.len())
         });
@@ -622,18 +820,52 @@ pub fn solve_anytime(
             best = Some(s);
         }
         if done {
+            let mut last = s_nodes;
             while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
                 if stop.should_stop() || width >= p.width {
                     break;
                 }
-                width = width.saturating_mul(2).min(p.width);
+                // Twice as wide; under a deadline as wide as the time left
+                // allows at the cost of the last pass, up to four times (a
+                // pass cut short by the clock is lost; fewer passes leave
+                // more for the last: 22.3 steps against 22.5 and 22.4
+                // against 22.7 on two sets of 24 boards, a budget of about
+                // 1 s of one core), and none narrower than this one.
+                let next = match stop.spent() {
+                    Some(f) if f > 0.0 && f < 1.0 => {
+                        let left = nodes as f64 * (1.0 - f) / f;
+                        let fits = (width as f64 * 0.9 * left / last.max(1) as f64) as usize;
+                        if fits <= width {
+                            // No wider pass fits: the tails of the path
+                            // at this width, until the clock stops them.
+                            if let Some(b) = best.take() {
+                                let was = b.nodes;
+                                let t = shorten_tails(g, orbs, p, b, width, stop);
+                                nodes += t.nodes - was;
+                                best = Some(t);
+                            }
+                            break;
+                        }
+                        fits.min(width.saturating_mul(4))
+                    }
+                    _ => width.saturating_mul(2),
+                };
+                width = next.min(p.width);
+                // Wider beams keep more states of a plan: a short path
+                // needs the best of them, diversity matters less.
+                let per_plan = match p.per_plan {
+                    0 => 0,
+                    k => k.max(width / PLAN_WIDTH),
+                };
                 let shorter = PadParams {
                     width,
                     max_path: b.path.len() - 2,
+                    per_plan,
                     ..p.clone()
                 };
                 let s = solve(g, orbs, &shorter, stop);
                 nodes += s.nodes;
+                last = s.nodes;
                 if at_ceiling(&s) {
                     best = Some(s);
                 }
@@ -659,7 +891,207 @@ pub fn solve_anytime(
     }
     let mut b = best.unwrap_or_else(|| solve(g, orbs, p, stop));
     b.nodes = nodes;
+    // What is left of the budget: cut the path by local search (it keeps
+    // the value or betters it: the combos and value of the new path).
+    let cut = shorten(g, orbs, p, &b.path, stop);
+    if cut != b.path {
+        b.value = path_value(g, orbs, &p.objective, b.max_combos, &cut);
+        b.combos = orbs.dragged(&cut).resolve(g).combos.len() as u32;
+        b.path = cut;
+    }
     b
+}
+
+/// A shorter path to the objective's ceiling than `best` (a solution at
+/// it), by searching its tails again: from the end of all but the last `t`
+/// steps, a beam `width` wide looks for the ceiling in fewer than `t`
+/// steps (`t` = 4, 6, ... while the path is longer; after a success the
+/// same `t` on the new path). The beam spends all its width on the one
+/// state, deep in the path, where the first search spread it over many.
+pub fn shorten_tails(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    best: PadSolution,
+    width: usize,
+    stop: &dyn Stop,
+) -> PadSolution {
+    let mut best = best;
+    let mut t = 4;
+    let mut nodes = best.nodes;
+    while t < best.path.len() && !stop.should_stop() {
+        let k = best.path.len() - 1 - t;
+        let tail = PadParams {
+            width,
+            max_path: t - 1,
+            ..p.clone()
+        };
+        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k]);
+        nodes += s.nodes;
+        if s.value >= best.value && s.combos >= best.combos && s.path.len() < best.path.len() {
+            best = s;
+        } else {
+            t += 2;
+        }
+    }
+    best.nodes = nodes;
+    best
+}
+
+/// The objective's value of dragging `path` on `orbs`.
+fn path_value(g: &Geometry, orbs: &Orbs, obj: &Objective, max_combos: u32, path: &[usize]) -> f64 {
+    let mut o = *orbs;
+    for w in path.windows(2) {
+        o.swap(w[0], w[1]);
+    }
+    let bits = Bits::new(g, &o);
+    match obj {
+        Objective::Combos => {
+            let mut n = 0u32;
+            bits.resolve(g, &mut |_: Combo| n += 1);
+            n as f64
+        }
+        _ => {
+            let mut combos = Vec::with_capacity(MAX_COMBOS);
+            let (after, _) = bits.resolve(g, &mut |c: Combo| combos.push(c));
+            value(obj, &combos, &after, max_combos).0
+        }
+    }
+}
+
+/// Steps a drag needs from cell `a` to cell `b` at least.
+fn distance(g: &Geometry, a: usize, b: usize, diagonals: bool) -> usize {
+    let dr = (a / g.cols).abs_diff(b / g.cols);
+    let dc = (a % g.cols).abs_diff(b % g.cols);
+    if diagonals {
+        dr.max(dc)
+    } else {
+        dr + dc
+    }
+}
+
+/// Appends a shortest route from cell `a` to cell `b` (`b` included, `a`
+/// not) to `out`: rows first or columns first (`alt`); with diagonals,
+/// diagonal steps first or last.
+fn route(g: &Geometry, a: usize, b: usize, diagonals: bool, alt: bool, out: &mut Vec<usize>) {
+    let (mut r, mut c) = ((a / g.cols) as i32, (a % g.cols) as i32);
+    let (tr, tc) = ((b / g.cols) as i32, (b % g.cols) as i32);
+    while (r, c) != (tr, tc) {
+        let (dr, dc) = ((tr - r).signum(), (tc - c).signum());
+        let (left_r, left_c) = ((tr - r).abs(), (tc - c).abs());
+        if diagonals && dr != 0 && dc != 0 && (!alt || left_r == left_c) {
+            r += dr;
+            c += dc;
+        } else if diagonals {
+            // Straight along the longer way.
+            if left_r > left_c {
+                r += dr;
+            } else {
+                c += dc;
+            }
+        } else if alt {
+            if dc != 0 {
+                c += dc;
+            } else {
+                r += dr;
+            }
+        } else if dr != 0 {
+            r += dr;
+        } else {
+            c += dc;
+        }
+        out.push(r as usize * g.cols + c as usize);
+    }
+}
+
+/// Drops steps straight back (a, b, a is a, and leaves the same board).
+fn drop_returns(path: &mut Vec<usize>) {
+    let mut k = 0;
+    for i in 0..path.len() {
+        let cell = path[i];
+        if k >= 2 && path[k - 2] == cell {
+            k -= 1;
+        } else {
+            path[k] = cell;
+            k += 1;
+        }
+    }
+    path.truncate(k);
+}
+
+/// Evaluations [`shorten`] may spend on one path.
+const SHORTEN_EVALS: usize = 100_000;
+
+/// A shorter path worth as much as `path` under the objective, by local
+/// search: a stretch of the path between two of its cells is replaced by a
+/// shortest route between them (a loop dropped), or steps are cut from
+/// either end, whenever the board still resolves to the same value; the
+/// largest cut is tried first, and the search goes on from each shorter
+/// path until no cut keeps the value (or [`SHORTEN_EVALS`] evaluations, or
+/// `stop`). Deterministic for a given path.
+pub fn shorten(
+    g: &Geometry,
+    orbs: &Orbs,
+    p: &PadParams,
+    path: &[usize],
+    stop: &dyn Stop,
+) -> Vec<usize> {
+    let max_combos = orbs.max_combos(g);
+    let mut best = path.to_vec();
+    drop_returns(&mut best);
+    if best.len() < 3 {
+        return path.to_vec();
+    }
+    let want = path_value(g, orbs, &p.objective, max_combos, path);
+    let mut evals = 0;
+    let mut cuts: Vec<(usize, usize, usize, u8)> = Vec::new();
+    let mut cand = Vec::with_capacity(best.len());
+    'outer: loop {
+        // (cells saved, i, j, kind): kind 0/1 a route from best[i] to
+        // best[j], 2 the path best[i..=j] alone.
+        cuts.clear();
+        let n = best.len();
+        for i in 0..n {
+            for j in i + 2..n {
+                let d = distance(g, best[i], best[j], p.diagonals);
+                if d < j - i {
+                    cuts.push((j - i - d, i, j, 0));
+                    if d >= 2 {
+                        cuts.push((j - i - d, i, j, 1));
+                    }
+                }
+            }
+        }
+        for k in 1..n - 1 {
+            cuts.push((k, k, n - 1, 2));
+            cuts.push((k, 0, n - 1 - k, 2));
+        }
+        cuts.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        for &(_, i, j, kind) in &cuts {
+            if evals >= SHORTEN_EVALS || (evals % STOP_EVERY == 0 && stop.should_stop()) {
+                break 'outer;
+            }
+            cand.clear();
+            if kind == 2 {
+                cand.extend_from_slice(&best[i..=j]);
+            } else {
+                cand.extend_from_slice(&best[..=i]);
+                route(g, best[i], best[j], p.diagonals, kind == 1, &mut cand);
+                cand.extend_from_slice(&best[j + 1..]);
+            }
+            drop_returns(&mut cand);
+            if cand.len() >= best.len() || cand.len() < 2 {
+                continue;
+            }
+            evals += 1;
+            if path_value(g, orbs, &p.objective, max_combos, &cand) >= want {
+                std::mem::swap(&mut best, &mut cand);
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    best
 }
 
 impl Ctx<'_> {
@@ -670,23 +1102,44 @@ impl Ctx<'_> {
     /// wastes nothing), less the columns (and rows) each colour spans on
     /// the board before and after resolving (orbs of a colour gathered in
     /// few columns are on the way to lines), plus one per cascade pass.
+    /// `swapped`: the columns and rows spanned on the board before
+    /// resolving ([`spreads`]).
     #[inline]
-    fn shaped(&self, swapped: &Bits, after: &Bits, t: &Tally, v: f64) -> f64 {
-        let (g, w) = (self.g, &self.p.rank);
+    fn shaped(&self, swapped: (u32, u32), after: &Bits, t: &Tally, v: f64) -> f64 {
+        let w = &self.p.rank;
         let n = t.combos as f64;
         let mut lost = 0;
-        for c in 0..COLOURS {
+        let mut todo = self.with_triples;
+        while todo != 0 {
+            let c = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             let kept = t.by_colour[c] as u32 + after.masks[c].count_ones() / 3;
             lost += self.triples[c].saturating_sub(kept);
         }
-        let mut e = w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64
-            + w.pass * t.passes as f64
-            - w.column * (swapped.column_spread(g) + after.column_spread(g)) as f64;
-        if w.row != 0.0 {
-            e -= w.row * (swapped.row_spread(g) + after.row_spread(g)) as f64;
-        }
-        e
+        // Nothing matched: the board after is the board before.
+        let (cols, rows) = if t.combos == 0 {
+            swapped
+        } else {
+            spreads(self.g, after)
+        };
+        w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64 + w.pass * t.passes as f64
+            - w.column * (swapped.0 + cols) as f64
+            - w.row * (swapped.1 + rows) as f64
     }
+}
+
+/// Columns and rows spanned by each colour with three orbs or more, summed
+/// ([`Bits::column_spread`], [`Bits::row_spread`]).
+#[inline]
+fn spreads(g: &Geometry, b: &Bits) -> (u32, u32) {
+    let (mut cols, mut rows) = (0, 0);
+    for &m in &b.masks {
+        if m.count_ones() >= 3 {
+            cols += Bits::mask_columns(g, m);
+            rows += Bits::mask_rows(g, m);
+        }
+    }
+    (cols, rows)
 }
 
 #[cfg(test)]
@@ -808,8 +1261,129 @@ mod tests {
         assert_eq!(one, many);
         assert_eq!(
             (one.combos, one.max_combos, one.path.len() - 1, one.nodes),
+            (8, 8, 29, 59581)
+        );
+        // Without the limit per plan, the search of before it (the node
+        // rate work changed nothing else).
+        let free = PadParams { per_plan: 0, ..p };
+        let s = solve(&g, &o, &free, &NeverStop);
+        assert_eq!(
+            (s.combos, s.max_combos, s.path.len() - 1, s.nodes),
             (8, 8, 30, 63410)
         );
+    }
+
+    /// The anytime search without a clock: passes up to `p.width`, then
+    /// shorter paths; exact on a fixed board, the same on any thread count.
+    #[test]
+    fn anytime_without_a_clock() {
+        let (g, o) = orbs("033324/132134/302324/420155/421424");
+        let p = PadParams {
+            width: 1600,
+            ..PadParams::default()
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool")
+                .install(|| solve_anytime(&g, &o, &p, 200, &NeverStop))
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one, two);
+        assert_eq!(
+            o.dragged(&one.path).resolve(&g).combos.len() as u32,
+            one.combos
+        );
+        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 29, 185987));
+    }
+
+    /// The local search and the tail search give shorter paths that keep
+    /// the combos: exact lengths on a fixed board.
+    #[test]
+    fn shorter_paths_keep_the_combos() {
+        let (g, o) = orbs("033324/132134/302324/420155/421424");
+        let p = PadParams {
+            width: 300,
+            ..PadParams::default()
+        };
+        let s = solve(&g, &o, &p, &NeverStop);
+        assert_eq!((s.combos, s.path.len() - 1), (8, 34));
+        // Three laps round a square at the end of the path leave the
+        // board as it was: the local search drops them.
+        let e = *s.path.last().expect("a path");
+        let (r, c) = (e / g.cols, e % g.cols);
+        let dr = if r + 1 < g.rows {
+            g.cols
+        } else {
+            g.cols.wrapping_neg()
+        };
+        let dc = if c + 1 < g.cols { 1 } else { usize::MAX };
+        let lap = [
+            e.wrapping_add(dc),
+            e.wrapping_add(dc).wrapping_add(dr),
+            e.wrapping_add(dr),
+            e,
+        ];
+        let mut long = s.path.clone();
+        for _ in 0..3 {
+            long.extend(lap);
+        }
+        assert_eq!(o.dragged(&long), o.dragged(&s.path));
+        let cut = shorten(&g, &o, &p, &long, &NeverStop);
+        assert_eq!(o.dragged(&cut).resolve(&g).combos.len(), 8);
+        assert_eq!(cut.len() - 1, 34);
+        let t = shorten_tails(&g, &o, &p, s.clone(), 300, &NeverStop);
+        assert_eq!(o.dragged(&t.path).resolve(&g).combos.len() as u32, t.combos);
+        assert_eq!((t.combos, t.path.len() - 1), (8, 32));
+        assert!(t.nodes > s.nodes);
+        // The tail search keeps a prefix of the path it started from.
+        let k = (0..t.path.len())
+            .take_while(|&i| s.path.get(i) == Some(&t.path[i]))
+            .count();
+        assert!(k >= 1);
+        // Steps straight back are dropped: the same board.
+        let mut back = vec![0, 1, 2, 1, 2, 3, 2, 1];
+        drop_returns(&mut back);
+        assert_eq!(back, vec![0, 1]);
+        // Routes are shortest and step to neighbours.
+        for (a, b) in [(0, 29), (5, 24), (14, 14), (7, 9), (2, 26), (29, 1)] {
+            for (alt, diagonals) in [(false, false), (true, false), (false, true), (true, true)] {
+                let mut r = vec![a];
+                route(&g, a, b, diagonals, alt, &mut r);
+                assert_eq!(r.len() - 1, distance(&g, a, b, diagonals));
+                assert_eq!(*r.last().expect("a cell"), b);
+                for w in r.windows(2) {
+                    assert_eq!(distance(&g, w[0], w[1], diagonals), 1);
+                }
+            }
+        }
+    }
+
+    /// The rank key sorts as the evaluations from the best, and the count
+    /// per key matches the standard map.
+    #[test]
+    fn rank_keys_and_plan_counts() {
+        let evals = [-1e9, -30.5, -1.0, -0.0, 0.0, 0.25, 1.0, 29.0, 30.0, 1e9];
+        for w in evals.windows(2) {
+            assert!(rank_key(w[0]) > rank_key(w[1]), "{} {}", w[0], w[1]);
+        }
+        let mut r = SplitMix64::new(3);
+        let mut fast = KeyCount::new();
+        let mut naive = std::collections::HashMap::new();
+        for round in 0..2 {
+            for _ in 0..4000 {
+                let k = match r.below(40) {
+                    0 => 0,
+                    _ => (r.below(1500) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                };
+                let n = naive.entry(k.max(1)).or_insert(0);
+                *n += 1;
+                assert_eq!(fast.bump(k), *n, "round {round}");
+            }
+            fast.clear();
+            naive.clear();
+        }
     }
 
     #[test]
