@@ -568,7 +568,7 @@ fn take(s: &mut XSession, size: Size, shot: &Shot, dir: &Path) -> String {
 }
 
 /// Captures Swell Foop's other two tile themes (`boringshapes`, `colors`) in
-/// every size, full and mid-game, into `fixtures/swellfoop-themes/`: real
+/// every size, full and mid-game, into `fixtures/uncalibrated/swellfoop-themes/`: real
 /// screens of skins the reader was never tuned on, for the no-calibration test
 /// in `tests/vision_auto.rs`. Each board is checked against the game's own
 /// saved game.
@@ -577,13 +577,15 @@ fn take(s: &mut XSession, size: Size, shot: &Shot, dir: &Path) -> String {
 #[ignore = "rewrites fixtures; run by hand with GRIDBOT_CAPTURE_FIXTURES=1"]
 fn capture_theme_fixtures() {
     if std::env::var("GRIDBOT_CAPTURE_FIXTURES").as_deref() != Ok("1") {
-        eprintln!("set GRIDBOT_CAPTURE_FIXTURES=1 to rewrite fixtures/swellfoop-themes");
+        eprintln!(
+            "set GRIDBOT_CAPTURE_FIXTURES=1 to rewrite fixtures/uncalibrated/swellfoop-themes"
+        );
         return;
     }
     let Some(mut s) = session_or_skip("capture_theme_fixtures") else {
         return;
     };
-    let dir = repo().join("fixtures/swellfoop-themes");
+    let dir = repo().join("fixtures/uncalibrated/swellfoop-themes");
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let mut tsv = vec!["# name\ttheme\tsize\tcolors\tsaved-game (org.gnome.SwellFoop)".to_string()];
     let mut seed = 41;
