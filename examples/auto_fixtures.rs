@@ -57,15 +57,9 @@ fn main() {
                 })
             })
             .unwrap_or_else(|| "generic".into());
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(pngs) = gridbot::vision::replay::labelled_images(&dir) else {
             continue;
         };
-        let mut pngs: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "png"))
-            .collect();
-        pngs.sort();
         for png in pngs {
             let Ok(label) = std::fs::read_to_string(png.with_extension("txt")) else {
                 continue;

@@ -21,6 +21,7 @@ mod synth;
 use gridbot::board::{Board, EMPTY, UNKNOWN};
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::Hints;
+use gridbot::vision::replay::labelled_images;
 use rayon::prelude::*;
 use synth::{no_board_screens, random_board, render, Rng, Style};
 
@@ -301,15 +302,9 @@ fn swell_foop_fixtures_read_without_calibration() {
     let mut checked = 0;
     for size in ["small", "normal", "large"] {
         let dir = root.join(format!("swellfoop-{size}"));
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(pngs) = labelled_images(&dir) else {
             continue;
         };
-        let mut pngs: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "png"))
-            .collect();
-        pngs.sort();
         for png in pngs {
             let name = png
                 .file_stem()
@@ -360,13 +355,7 @@ fn swell_foop_fixtures_read_without_calibration() {
 fn swell_foop_themes_read_right_or_are_refused() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/uncalibrated/swellfoop-themes");
-    let mut pngs: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures/uncalibrated/swellfoop-themes")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png"))
-        .collect();
-    pngs.sort();
+    let pngs = labelled_images(&dir).expect("fixtures/uncalibrated/swellfoop-themes");
     assert_eq!(pngs.len(), 12, "the theme fixtures are missing");
     let mut wrong = Vec::new();
     let mut read_right = Vec::new();
