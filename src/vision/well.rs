@@ -498,6 +498,7 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platform::sim::scale_brightness;
     use image::Rgb;
 
     /// A synthetic Tetris screen: grey window, black well at (40, 30) with
@@ -584,17 +585,6 @@ mod tests {
         );
     }
 
-    /// Scales every pixel's channels by `f` (a screen dimming or brightening).
-    fn scaled(img: &RgbImage, f: f32) -> RgbImage {
-        let mut out = img.clone();
-        for p in out.pixels_mut() {
-            for ch in p.0.iter_mut() {
-                *ch = (*ch as f32 * f).round().clamp(0.0, 255.0) as u8;
-            }
-        }
-        out
-    }
-
     fn occupied(read: &WellRead) -> Vec<(u32, u32)> {
         (0..read.rows)
             .flat_map(|r| (0..read.cols).map(move |c| (r, c)))
@@ -622,12 +612,12 @@ mod tests {
         let mut f = 1.0;
         while f > 0.6 {
             f -= 0.04;
-            let frame = scaled(&img, f);
+            let frame = scale_brightness(img.clone(), f);
             let read = t.read(&frame).expect("read");
             assert_eq!(occupied(&read), want, "at {f:.2}");
             assert!(read.unsure.is_empty(), "at {f:.2}");
         }
-        let fixed = read_well(&scaled(&img, f), &l).expect("read");
+        let fixed = read_well(&scale_brightness(img.clone(), f), &l).expect("read");
         assert_ne!(
             occupied(&fixed),
             want,
