@@ -24,7 +24,7 @@ pub struct PadArgs {
     #[arg(long, default_value = "combos")]
     pub objective: String,
     /// Orb-drag: ranking weights as JSON, the rest default, e.g.
-    /// '{"row": 1.0}' (fields: combo, wasted_triple, column, row, pass).
+    /// '{"row": 1.0}' (fields: combo, wasted_triple, column, row, pass, short_combo).
     #[arg(long)]
     pub rank: Option<String>,
     /// Orb-drag: states kept in the beam with the same plan (the cells the

@@ -432,6 +432,12 @@ pub struct Rank {
     pub row: f64,
     /// A cascade pass.
     pub pass: f64,
+    /// `combo` in the passes for a shorter path once the ceiling is
+    /// reached ([`solve_anytime`], [`shorten_tails`]): there states with
+    /// fewer combos but orbs gathered in fewer rows and columns get more
+    /// of the beam (first paths at the maximum, 100 boards: 26.22 steps
+    /// against 26.80 at width 3200, 23.77 against 24.01 at 12800).
+    pub short_combo: f64,
 }
 
 impl Default for Rank {
@@ -442,6 +448,18 @@ impl Default for Rank {
             column: 1.0,
             row: 1.0,
             pass: 1.0,
+            short_combo: 5.0,
+        }
+    }
+}
+
+impl Rank {
+    /// The ranking of the passes for a shorter path: `combo` is
+    /// `short_combo`.
+    pub fn for_shorter(&self) -> Rank {
+        Rank {
+            combo: self.short_combo,
+            ..*self
         }
     }
 }
@@ -861,6 +879,7 @@ pub fn solve_anytime(
                     width,
                     max_path: b.path.len() - 2,
                     per_plan,
+                    rank: p.rank.for_shorter(),
                     ..p.clone()
                 };
                 let s = solve(g, orbs, &shorter, stop);
@@ -924,6 +943,7 @@ pub fn shorten_tails(
         let tail = PadParams {
             width,
             max_path: t - 1,
+            rank: p.rank.for_shorter(),
             ..p.clone()
         };
         let s = solve_from(g, orbs, &tail, stop, &best.path[..=k]);
@@ -1295,7 +1315,19 @@ mod tests {
             o.dragged(&one.path).resolve(&g).combos.len() as u32,
             one.combos
         );
-        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 29, 185987));
+        // The passes for a shorter path rank combos at `short_combo` (5):
+        // the same length here in fewer states.
+        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 29, 183866));
+        // At 30, as the first passes, the search of before `short_combo`.
+        let old = PadParams {
+            rank: Rank {
+                short_combo: 30.0,
+                ..Rank::default()
+            },
+            ..p.clone()
+        };
+        let s = solve_anytime(&g, &o, &old, 200, &NeverStop);
+        assert_eq!((s.combos, s.path.len() - 1, s.nodes), (8, 29, 185987));
     }
 
     /// The local search and the tail search give shorter paths that keep
