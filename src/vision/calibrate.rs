@@ -1114,7 +1114,123 @@ pub fn read_auto(
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
     let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
     plausible(&reading.board, sized)?;
+    // A board read: the lattice may have stopped short of its edge (blur,
+    // or UI beside the board cut it). Lines beyond it that the learned
+    // palette reads as tiles belong to the board.
+    if let Some(wider) = extended(img, &cal, opts) {
+        if let Ok(r) = read_board(img, &wider) {
+            if plausible(&r.board, false).is_ok() {
+                return Ok((r, wider));
+            }
+        }
+    }
     Ok((reading, cal))
+}
+
+/// The calibration grown by the rows and columns just beyond its lattice
+/// that read as tiles with its own palette: every cell of the line a
+/// palette colour (not empty, not unreadable) and, on lines of 3 cells or
+/// more, at least two colours (a bar or a row of buttons of one colour is
+/// no board line). Sizes given as hints are kept; the lattice stays inside
+/// the picture and within 25 cells a side. None when nothing was added.
+fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
+    let max = opts.find.max_cells;
+    let mut cur = cal.clone();
+    let mut grown = false;
+    'grow: loop {
+        // (rows, not columns; before, not after)
+        for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
+            let given = if rows {
+                opts.hints.rows
+            } else {
+                opts.hints.cols
+            };
+            let count = if rows { cur.rows } else { cur.cols };
+            if given.is_some() || count >= max {
+                continue;
+            }
+            let mut next = cur.clone();
+            if rows {
+                next.rows += 1;
+                if before {
+                    next.grid.top -= next.grid.pitch_y();
+                }
+            } else {
+                next.cols += 1;
+                if before {
+                    next.grid.left -= next.grid.pitch_x();
+                }
+            }
+            if next.validate().is_err() {
+                continue;
+            }
+            let Ok(cells) = read_cells(img, &next) else {
+                continue;
+            };
+            let line: Vec<u8> = if rows {
+                let r = if before { 0 } else { next.rows - 1 };
+                (0..next.cols)
+                    .map(|c| cells[r * next.cols + c].value)
+                    .collect()
+            } else {
+                let c = if before { 0 } else { next.cols - 1 };
+                (0..next.rows)
+                    .map(|r| cells[r * next.cols + c].value)
+                    .collect()
+            };
+            let mut colours: Vec<u8> = line.clone();
+            colours.sort_unstable();
+            colours.dedup();
+            let tiles = line.iter().all(|&v| v <= 9);
+            // Where the tiles along the board's outer line are parted by a
+            // plain background, the new line's are parted by the same (a
+            // row of UI squares on a panel of its own is not).
+            let parted = || {
+                let n = if rows { next.rows } else { next.cols };
+                let (new_k, inner_k) = if before { (0, 1) } else { (n - 1, n - 2) };
+                let inner = line_gaps(img, &next, rows, inner_k);
+                let new = line_gaps(img, &next, rows, new_k);
+                inner.1 > 6.0
+                    || (new.1 <= 12.0 && delta_e(new.0, inner.0) <= opts.params.empty_distance)
+            };
+            if tiles && (line.len() < 3 || colours.len() >= 2) && parted() {
+                cur = next;
+                grown = true;
+                continue 'grow;
+            }
+        }
+        break;
+    }
+    grown.then_some(cur)
+}
+
+/// The robust colour and spread of the gaps between the cells of lattice
+/// line `k` (a row when `rows`): sampled midway between neighbouring cells,
+/// at the line's centre and a fifth of a pitch either side.
+fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f32) {
+    let g = &cal.grid;
+    let (iw, ih) = (img.width() as f64, img.height() as f64);
+    let along = if rows { cal.cols } else { cal.rows };
+    let mut samples: Vec<Lab> = Vec::with_capacity(3 * along);
+    for i in 1..along {
+        for t in [-0.2, 0.0, 0.2] {
+            let (x, y) = if rows {
+                (
+                    g.left + i as f64 * g.pitch_x() - g.gap_x / 2.0,
+                    g.top + (k as f64 + 0.5 + t) * g.pitch_y() - g.gap_y / 2.0,
+                )
+            } else {
+                (
+                    g.left + (k as f64 + 0.5 + t) * g.pitch_x() - g.gap_x / 2.0,
+                    g.top + i as f64 * g.pitch_y() - g.gap_y / 2.0,
+                )
+            };
+            if x >= 0.0 && y >= 0.0 && x < iw && y < ih {
+                samples.push(rgb_to_lab(img.get_pixel(x as u32, y as u32).0));
+            }
+        }
+    }
+    robust_centre(&samples)
 }
 
 /// Whole-board checks for a reading with a palette learned from the same
