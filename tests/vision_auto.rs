@@ -155,7 +155,7 @@ fn run_case(seed: u64) -> (Tally, String) {
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
 /// raise it as the finder improves; the target is [`TARGET`]).
-const FLOOR: f64 = 0.835;
+const FLOOR: f64 = 0.845;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 
@@ -393,30 +393,51 @@ fn swell_foop_themes_read_right_or_are_refused() {
             "{must} no longer reads right"
         );
     }
-    // Given the board's size, the mid-game boards (empty top rows and right
-    // columns) read right too. Not yet the normal size: its board spans the
-    // window's width, the ring sampled around it for the background falls
-    // mostly on the header bar, and its black empty area reads as a colour
-    // (a wrong board; see docs/swellfoop.md).
-    for (size, rows, cols) in [("small", 5, 6), ("large", 15, 20)] {
-        let png = dir.join(format!("colors-{size}-c3-mid.png"));
-        let img = gridbot::vision::load_image(&png).expect("fixture loads");
+    // Given the board's size (what `gridbot read --rows R --cols C` passes),
+    // every colour-theme picture reads right, mid-game boards too (empty top
+    // rows and right columns). The normal size is the hard one: its board
+    // fills the window's width to the frame, so the band sampled around it
+    // for the background holds only the header bar and the window frame,
+    // and the black empty area read as a colour (a wrong board) until the
+    // colour between the tiles was taken as the background. The shape
+    // themes (tiles of one grey told apart by their symbols) cannot be read
+    // by colour: refused, but for one known wrong read (below).
+    let mut sized_wrong = Vec::new();
+    for png in &pngs {
+        let name = png
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let img = gridbot::vision::load_image(png).expect("fixture loads");
         let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
         let want: Board = text.trim().parse().expect("board label");
         let hints = Hints {
-            rows: Some(rows),
-            cols: Some(cols),
+            rows: Some(want.rows()),
+            cols: Some(want.cols()),
         };
         let opts = CalibrateOptions::find("samegame", hints);
-        let (reading, _) =
-            read_auto(&img, &opts).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
-        let t = score(&want, &reading.board, &[]);
-        assert_eq!(
-            t.right, t.total,
-            "{size}: want {want}, got {}",
-            reading.board
-        );
+        match read_auto(&img, &opts) {
+            Ok((reading, _)) => {
+                let t = score(&want, &reading.board, &[]);
+                if t.right != t.total {
+                    sized_wrong.push(name.clone());
+                    eprintln!("{name} sized: want {want}, got {}", reading.board);
+                }
+            }
+            Err(e) if e.is_no_board() => {
+                assert!(!name.starts_with("colors-"), "{name} sized: refused: {e}");
+            }
+            Err(e) => panic!("{name} sized: {e}"),
+        }
     }
+    // Known: the large shape-theme mid-game board, sized, is found at half
+    // its row pitch (its cells split into symbol and plain halves) and read
+    // as a wrong board. Fix it and drop it from this list.
+    assert_eq!(
+        sized_wrong,
+        vec!["boringshapes-large-c3-mid".to_string()],
+        "sized reads that are wrong boards"
+    );
 }
 
 /// The benches' phone capture (1080x1920, 6x5 board at the bottom) reads

@@ -292,6 +292,114 @@ fn background_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize) -> O
     Some(med)
 }
 
+/// The colour seen between neighbouring tiles, if the board shows one: the
+/// board's own background, what an emptied cell shows. Per boundary between
+/// two neighbouring cells (colours `cells`, row-major), a short line along the
+/// boundary (the gap's middle, or the cells' common side when no gap was
+/// measured: a gap of a pixel or two is below what the finder resolves) is
+/// sampled at a few offsets across it; the line most unlike both cells is
+/// kept when it is uniform and unlike both by more than `apart`. When at
+/// least an eighth of the boundaries (4 or more) show such a line (on a
+/// board half emptied, most boundaries have an empty cell on one side and
+/// show nothing unlike it) and two thirds of those agree (within `apart` of their median), the median is the gap
+/// colour. Tiles that touch show no such line (or blends of the two sides
+/// that do not agree), so there is none.
+fn background_between(
+    img: &RgbImage,
+    grid: &Grid,
+    rows: usize,
+    cols: usize,
+    cells: &[Lab],
+    apart: f32,
+) -> Option<Lab> {
+    if cells.len() != rows * cols || rows < 2 || cols < 2 {
+        return None;
+    }
+    let (iw, ih) = (img.width() as f64, img.height() as f64);
+    let at = |x: f64, y: f64| -> Option<Lab> {
+        (x >= 0.0 && y >= 0.0 && x < iw && y < ih)
+            .then(|| rgb_to_lab(img.get_pixel(x as u32, y as u32).0))
+    };
+    // Offsets across the boundary: up to 2.5 pixels, at most a tenth of
+    // the pitch.
+    let reach = (0.1 * grid.pitch_x().min(grid.pitch_y())).min(2.5);
+    let offsets: Vec<f64> = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]
+        .into_iter()
+        .filter(|o: &f64| o.abs() <= reach.max(0.5))
+        .collect();
+    // Per boundary: along columns (`vertical`), its two cells, and the line
+    // most unlike both when uniform and unlike both by more than `apart`.
+    let mut seen: Vec<(bool, Lab, Lab, Option<Lab>)> = Vec::new();
+    // `vertical`: the boundary between cells (r, c-1) and (r, c).
+    let mut look = |vertical: bool, r: usize, c: usize| {
+        let (a, b) = if vertical {
+            (cells[r * cols + c - 1], cells[r * cols + c])
+        } else {
+            (cells[(r - 1) * cols + c], cells[r * cols + c])
+        };
+        let line = |o: f64| -> Option<(Lab, f32)> {
+            let samples: Option<Vec<Lab>> = (-2..=2)
+                .map(|k| {
+                    let t = k as f64 * 0.15;
+                    if vertical {
+                        let x = grid.left + c as f64 * grid.pitch_x() - grid.gap_x / 2.0 + o;
+                        let y = grid.top + (r as f64 + 0.5 + t) * grid.pitch_y() - grid.gap_y / 2.0;
+                        at(x, y)
+                    } else {
+                        let x =
+                            grid.left + (c as f64 + 0.5 + t) * grid.pitch_x() - grid.gap_x / 2.0;
+                        let y = grid.top + r as f64 * grid.pitch_y() - grid.gap_y / 2.0 + o;
+                        at(x, y)
+                    }
+                })
+                .collect();
+            let (lab, spread) = robust_centre(&samples?);
+            (spread <= apart / 2.0).then_some((lab, delta_e(lab, a).min(delta_e(lab, b))))
+        };
+        let best = offsets
+            .iter()
+            .filter_map(|&o| line(o))
+            .max_by(|x, y| x.1.total_cmp(&y.1));
+        seen.push((vertical, a, b, best.filter(|b| b.1 > apart).map(|b| b.0)));
+    };
+    for r in 0..rows {
+        for c in 1..cols {
+            look(true, r, c);
+        }
+    }
+    for r in 1..rows {
+        for c in 0..cols {
+            look(false, r, c);
+        }
+    }
+    let found: Vec<Lab> = seen.iter().filter_map(|s| s.3).collect();
+    if found.len() < 4 || 8 * found.len() < seen.len() {
+        return None;
+    }
+    let mut med = [0f32; 3];
+    for (k, m) in med.iter_mut().enumerate() {
+        let mut v: Vec<f32> = found.iter().map(|s| s[k]).collect();
+        *m = median_mut(&mut v);
+    }
+    let agree = found.iter().filter(|l| delta_e(**l, med) <= apart).count();
+    // Along both axes, between two tiles (cells unlike that colour), most
+    // boundaries show it: a board's gaps run all around its tiles (the
+    // spacing between lines of text runs one way only).
+    let around = [true, false].iter().all(|&vertical| {
+        let between: Vec<&Option<Lab>> = seen
+            .iter()
+            .filter(|s| s.0 == vertical && delta_e(s.1, med) > apart && delta_e(s.2, med) > apart)
+            .map(|s| &s.3)
+            .collect();
+        let shows = between
+            .iter()
+            .filter(|l| l.is_some_and(|l| delta_e(l, med) <= apart))
+            .count();
+        shows >= 2 && 2 * shows >= between.len()
+    });
+    (around && 3 * agree >= 2 * found.len()).then_some(med)
+}
+
 /// k-means (Lloyd) with farthest-point seeding; deterministic. Returns the
 /// assignment of each point and the centres.
 fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>) {
@@ -720,7 +828,25 @@ pub fn calibrate_shots(
         return Err(calibrate_error("no sampling pattern"));
     };
     cal.sampling = sampling;
-    let background = background_around(first, &cal.grid, rows, cols);
+    // What an emptied cell shows: the colour around the board, unless no
+    // cell shows it (a header bar or a window frame beside a board that
+    // fills its window) and the board shows a colour between its tiles.
+    let first_cells: Vec<Lab> = members
+        .iter()
+        .filter(|m| m.0 == 0)
+        .map(|m| m.2.lab)
+        .collect();
+    let around = background_around(first, &cal.grid, rows, cols);
+    let shown = |bg: &Lab| {
+        first_cells
+            .iter()
+            .any(|c| delta_e(*c, *bg) <= p.empty_distance)
+    };
+    let background = match around {
+        Some(bg) if shown(&bg) => Some(bg),
+        _ => background_between(first, &cal.grid, rows, cols, &first_cells, p.empty_distance)
+            .or(around),
+    };
 
     // 3. Classes.
     let mut classes: Vec<ClassStats> = Vec::new();
@@ -988,7 +1114,123 @@ pub fn read_auto(
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
     let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
     plausible(&reading.board, sized)?;
+    // A board read: the lattice may have stopped short of its edge (blur,
+    // or UI beside the board cut it). Lines beyond it that the learned
+    // palette reads as tiles belong to the board.
+    if let Some(wider) = extended(img, &cal, opts) {
+        if let Ok(r) = read_board(img, &wider) {
+            if plausible(&r.board, false).is_ok() {
+                return Ok((r, wider));
+            }
+        }
+    }
     Ok((reading, cal))
+}
+
+/// The calibration grown by the rows and columns just beyond its lattice
+/// that read as tiles with its own palette: every cell of the line a
+/// palette colour (not empty, not unreadable) and, on lines of 3 cells or
+/// more, at least two colours (a bar or a row of buttons of one colour is
+/// no board line). Sizes given as hints are kept; the lattice stays inside
+/// the picture and within 25 cells a side. None when nothing was added.
+fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
+    let max = opts.find.max_cells;
+    let mut cur = cal.clone();
+    let mut grown = false;
+    'grow: loop {
+        // (rows, not columns; before, not after)
+        for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
+            let given = if rows {
+                opts.hints.rows
+            } else {
+                opts.hints.cols
+            };
+            let count = if rows { cur.rows } else { cur.cols };
+            if given.is_some() || count >= max {
+                continue;
+            }
+            let mut next = cur.clone();
+            if rows {
+                next.rows += 1;
+                if before {
+                    next.grid.top -= next.grid.pitch_y();
+                }
+            } else {
+                next.cols += 1;
+                if before {
+                    next.grid.left -= next.grid.pitch_x();
+                }
+            }
+            if next.validate().is_err() {
+                continue;
+            }
+            let Ok(cells) = read_cells(img, &next) else {
+                continue;
+            };
+            let line: Vec<u8> = if rows {
+                let r = if before { 0 } else { next.rows - 1 };
+                (0..next.cols)
+                    .map(|c| cells[r * next.cols + c].value)
+                    .collect()
+            } else {
+                let c = if before { 0 } else { next.cols - 1 };
+                (0..next.rows)
+                    .map(|r| cells[r * next.cols + c].value)
+                    .collect()
+            };
+            let mut colours: Vec<u8> = line.clone();
+            colours.sort_unstable();
+            colours.dedup();
+            let tiles = line.iter().all(|&v| v <= 9);
+            // Where the tiles along the board's outer line are parted by a
+            // plain background, the new line's are parted by the same (a
+            // row of UI squares on a panel of its own is not).
+            let parted = || {
+                let n = if rows { next.rows } else { next.cols };
+                let (new_k, inner_k) = if before { (0, 1) } else { (n - 1, n - 2) };
+                let inner = line_gaps(img, &next, rows, inner_k);
+                let new = line_gaps(img, &next, rows, new_k);
+                inner.1 > 6.0
+                    || (new.1 <= 12.0 && delta_e(new.0, inner.0) <= opts.params.empty_distance)
+            };
+            if tiles && (line.len() < 3 || colours.len() >= 2) && parted() {
+                cur = next;
+                grown = true;
+                continue 'grow;
+            }
+        }
+        break;
+    }
+    grown.then_some(cur)
+}
+
+/// The robust colour and spread of the gaps between the cells of lattice
+/// line `k` (a row when `rows`): sampled midway between neighbouring cells,
+/// at the line's centre and a fifth of a pitch either side.
+fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f32) {
+    let g = &cal.grid;
+    let (iw, ih) = (img.width() as f64, img.height() as f64);
+    let along = if rows { cal.cols } else { cal.rows };
+    let mut samples: Vec<Lab> = Vec::with_capacity(3 * along);
+    for i in 1..along {
+        for t in [-0.2, 0.0, 0.2] {
+            let (x, y) = if rows {
+                (
+                    g.left + i as f64 * g.pitch_x() - g.gap_x / 2.0,
+                    g.top + (k as f64 + 0.5 + t) * g.pitch_y() - g.gap_y / 2.0,
+                )
+            } else {
+                (
+                    g.left + (k as f64 + 0.5 + t) * g.pitch_x() - g.gap_x / 2.0,
+                    g.top + i as f64 * g.pitch_y() - g.gap_y / 2.0,
+                )
+            };
+            if x >= 0.0 && y >= 0.0 && x < iw && y < ih {
+                samples.push(rgb_to_lab(img.get_pixel(x as u32, y as u32).0));
+            }
+        }
+    }
+    robust_centre(&samples)
 }
 
 /// Whole-board checks for a reading with a palette learned from the same
