@@ -351,6 +351,18 @@ fn swell_foop_fixtures_read_without_calibration() {
 /// (see docs/vision.md): `boringshapes` draws every tile the same grey, the
 /// kind told only by its symbol, and mid-game boards, whose empty area is
 /// plain background, are not extended to the board's full size.
+/// A labelled fixture: its name, its picture and the board its `.txt` holds.
+fn load_labelled(png: &std::path::Path) -> (String, image::RgbImage, Board) {
+    let name = png
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let img = gridbot::vision::load_image(png).expect("fixture loads");
+    let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
+    let want: Board = text.trim().parse().expect("board label");
+    (name, img, want)
+}
+
 #[test]
 fn swell_foop_themes_read_right_or_are_refused() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -360,13 +372,7 @@ fn swell_foop_themes_read_right_or_are_refused() {
     let mut wrong = Vec::new();
     let mut read_right = Vec::new();
     for png in &pngs {
-        let name = png
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let img = gridbot::vision::load_image(png).expect("fixture loads");
-        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
-        let want: Board = text.trim().parse().expect("board label");
+        let (name, img, want) = load_labelled(png);
         let opts = CalibrateOptions::find("samegame", Hints::default());
         match read_auto(&img, &opts) {
             Ok((reading, _)) => {
@@ -404,13 +410,7 @@ fn swell_foop_themes_read_right_or_are_refused() {
     // by colour: refused, but for one known wrong read (below).
     let mut sized_wrong = Vec::new();
     for png in &pngs {
-        let name = png
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let img = gridbot::vision::load_image(png).expect("fixture loads");
-        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
-        let want: Board = text.trim().parse().expect("board label");
+        let (name, img, want) = load_labelled(png);
         let hints = Hints {
             rows: Some(want.rows()),
             cols: Some(want.cols()),
