@@ -250,6 +250,29 @@ fn filled_extent(b: &Board) -> Option<Extent> {
     e
 }
 
+/// The Lab colour of the pixel at `(x, y)`, if that point is in the picture.
+fn lab_at(img: &RgbImage, x: f64, y: f64) -> Option<Lab> {
+    (x >= 0.0 && y >= 0.0 && x < img.width() as f64 && y < img.height() as f64)
+        .then(|| rgb_to_lab(img.get_pixel(x as u32, y as u32).0))
+}
+
+/// A point midway between two neighbouring tiles of lattice line `line` (a
+/// row when `row`): on the boundary before tile `boundary` along the line,
+/// `t` pitches off the line's centre across it.
+fn between_tiles(grid: &Grid, row: bool, line: usize, boundary: usize, t: f64) -> (f64, f64) {
+    if row {
+        (
+            grid.left + boundary as f64 * grid.pitch_x() - grid.gap_x / 2.0,
+            grid.top + (line as f64 + 0.5 + t) * grid.pitch_y() - grid.gap_y / 2.0,
+        )
+    } else {
+        (
+            grid.left + (line as f64 + 0.5 + t) * grid.pitch_x() - grid.gap_x / 2.0,
+            grid.top + boundary as f64 * grid.pitch_y() - grid.gap_y / 2.0,
+        )
+    }
+}
+
 /// Median Lab of the pixels in a band around the board rectangle (outside
 /// it), if any of the band is in the picture.
 fn background_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize) -> Option<Lab> {
@@ -258,12 +281,7 @@ fn background_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize) -> O
     let h = rows as f64 * grid.pitch_y() - grid.gap_y;
     let band = (grid.pitch_x().min(grid.pitch_y()) * 0.3).max(2.0);
     let mut samples: Vec<Lab> = Vec::new();
-    let (iw, ih) = (img.width() as f64, img.height() as f64);
-    let mut push = |px: f64, py: f64| {
-        if px >= 0.0 && py >= 0.0 && px < iw && py < ih {
-            samples.push(rgb_to_lab(img.get_pixel(px as u32, py as u32).0));
-        }
-    };
+    let mut push = |px: f64, py: f64| samples.extend(lab_at(img, px, py));
     let steps = 64;
     for k in 0..=steps {
         let t = k as f64 / steps as f64;
@@ -315,11 +333,6 @@ fn background_between(
     if cells.len() != rows * cols || rows < 2 || cols < 2 {
         return None;
     }
-    let (iw, ih) = (img.width() as f64, img.height() as f64);
-    let at = |x: f64, y: f64| -> Option<Lab> {
-        (x >= 0.0 && y >= 0.0 && x < iw && y < ih)
-            .then(|| rgb_to_lab(img.get_pixel(x as u32, y as u32).0))
-    };
     // Offsets across the boundary: up to 2.5 pixels, at most a tenth of
     // the pitch.
     let reach = (0.1 * grid.pitch_x().min(grid.pitch_y())).min(2.5);
@@ -342,14 +355,11 @@ fn background_between(
                 .map(|k| {
                     let t = k as f64 * 0.15;
                     if vertical {
-                        let x = grid.left + c as f64 * grid.pitch_x() - grid.gap_x / 2.0 + o;
-                        let y = grid.top + (r as f64 + 0.5 + t) * grid.pitch_y() - grid.gap_y / 2.0;
-                        at(x, y)
+                        let (x, y) = between_tiles(grid, true, r, c, t);
+                        lab_at(img, x + o, y)
                     } else {
-                        let x =
-                            grid.left + (c as f64 + 0.5 + t) * grid.pitch_x() - grid.gap_x / 2.0;
-                        let y = grid.top + r as f64 * grid.pitch_y() - grid.gap_y / 2.0 + o;
-                        at(x, y)
+                        let (x, y) = between_tiles(grid, false, c, r, t);
+                        lab_at(img, x, y + o)
                     }
                 })
                 .collect();
@@ -1208,26 +1218,12 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
 /// line `k` (a row when `rows`): sampled midway between neighbouring cells,
 /// at the line's centre and a fifth of a pitch either side.
 fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f32) {
-    let g = &cal.grid;
-    let (iw, ih) = (img.width() as f64, img.height() as f64);
     let along = if rows { cal.cols } else { cal.rows };
     let mut samples: Vec<Lab> = Vec::with_capacity(3 * along);
     for i in 1..along {
         for t in [-0.2, 0.0, 0.2] {
-            let (x, y) = if rows {
-                (
-                    g.left + i as f64 * g.pitch_x() - g.gap_x / 2.0,
-                    g.top + (k as f64 + 0.5 + t) * g.pitch_y() - g.gap_y / 2.0,
-                )
-            } else {
-                (
-                    g.left + (k as f64 + 0.5 + t) * g.pitch_x() - g.gap_x / 2.0,
-                    g.top + i as f64 * g.pitch_y() - g.gap_y / 2.0,
-                )
-            };
-            if x >= 0.0 && y >= 0.0 && x < iw && y < ih {
-                samples.push(rgb_to_lab(img.get_pixel(x as u32, y as u32).0));
-            }
+            let (x, y) = between_tiles(&cal.grid, rows, k, i, t);
+            samples.extend(lab_at(img, x, y));
         }
     }
     robust_centre(&samples)
