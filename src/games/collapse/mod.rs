@@ -1,9 +1,11 @@
 //! The collapse family (SameGame, PopStar, Swell Foop) as a [`Game`].
 
+pub mod bits;
 pub mod rules;
 pub mod solver;
 
-pub use rules::{CBoard, Group, Scoring};
+pub use bits::BitBoard;
+pub use rules::{CBoard, Census, Group, Scoring};
 pub use solver::{solve, SolverParams};
 
 use crate::act::Move;
@@ -67,6 +69,9 @@ impl Collapse {
     }
 }
 
+/// Colours a [`BitBoard`] holds in the solver; boards with more use [`CBoard`].
+const BIT_COLOURS: usize = 5;
+
 /// Runs `f` on the board converted to the smallest fitting capacity.
 macro_rules! with_cboard {
     ($board:expr, |$cb:ident| $body:expr) => {{
@@ -93,6 +98,12 @@ impl Game for Collapse {
     }
 
     fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError> {
+        // The bit board when it fits (same search, about twice the speed).
+        if BitBoard::<BIT_COLOURS>::fits(board.rows(), board.cols()) {
+            if let Ok(bb) = BitBoard::<BIT_COLOURS>::from_board(board) {
+                return Ok(solve(&bb, self.scoring, &self.params, budget));
+            }
+        }
         with_cboard!(board, |cb| Ok(solve(
             &cb,
             self.scoring,

@@ -62,6 +62,20 @@ pub struct Group {
     pub colour: u8,
 }
 
+/// Cells and lone cells (groups of one) per colour (index 0 unused).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Census {
+    pub cells: [u16; 10],
+    pub lone: [u16; 10],
+}
+
+impl Census {
+    /// Lone cells of every colour.
+    pub fn lone_total(&self) -> u32 {
+        self.lone.iter().map(|&n| n as u32).sum()
+    }
+}
+
 /// A collapse board with capacity `N` bytes.
 ///
 /// Layout: columns of stride `s = h + 1` (the extra top byte is always 0), with
@@ -285,6 +299,18 @@ impl<const N: usize> CBoard<N> {
                 });
             }
         }
+    }
+
+    /// The groups of 2+ cells (as [`CBoard::groups`] orders them), and the
+    /// cells and lone cells per colour.
+    pub fn census(&self, out: &mut Vec<Group>, census: &mut Census) {
+        self.groups(out);
+        *census = Census::default();
+        for g in out.iter() {
+            census.cells[g.colour as usize] += g.size;
+            census.lone[g.colour as usize] += (g.size == 1) as u16;
+        }
+        out.retain(|g| g.size >= 2);
     }
 
     /// True when some group of 2+ is left (checks neighbours only).

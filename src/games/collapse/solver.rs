@@ -22,9 +22,54 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rules::{CBoard, Group, Scoring};
+use super::bits::BitBoard;
+use super::rules::{CBoard, Census, Group, Scoring};
 use crate::act::Move;
+use crate::board::{Board, Cell};
 use crate::games::{Budget, SearchStats, Solution};
+
+/// What the search needs of a board: the byte board ([`CBoard`]) for any
+/// size, the bit board ([`BitBoard`]) for boards of up to 128 bits.
+pub trait SolverBoard: Clone + Send + Sync {
+    fn remaining(&self) -> u32;
+    fn colour_counts(&self) -> [u16; 10];
+    /// The groups of 2+ by their lowest index, and the cells per colour.
+    fn census(&self, out: &mut Vec<Group>, census: &mut Census);
+    fn remove_group(&mut self, rep: u16) -> u32;
+    fn hash64(&self) -> u64;
+    fn cell_of(&self, rep: u16) -> Cell;
+    fn to_board(&self) -> Board;
+}
+
+macro_rules! solver_board {
+    ($ty:ty, $($gen:tt)*) => {
+        impl<$($gen)*> SolverBoard for $ty {
+            fn remaining(&self) -> u32 {
+                <$ty>::remaining(self)
+            }
+            fn colour_counts(&self) -> [u16; 10] {
+                <$ty>::colour_counts(self)
+            }
+            fn census(&self, out: &mut Vec<Group>, census: &mut Census) {
+                <$ty>::census(self, out, census)
+            }
+            fn remove_group(&mut self, rep: u16) -> u32 {
+                <$ty>::remove_group(self, rep)
+            }
+            fn hash64(&self) -> u64 {
+                <$ty>::hash64(self)
+            }
+            fn cell_of(&self, rep: u16) -> Cell {
+                <$ty>::cell_of(self, rep)
+            }
+            fn to_board(&self) -> Board {
+                <$ty>::to_board(self)
+            }
+        }
+    };
+}
+solver_board!(CBoard<N>, const N: usize);
+solver_board!(BitBoard<K>, const K: usize);
 
 /// Weights of the state evaluation `score + g * Σ_groups pts(n) + c * Σ_colours pts(k)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -134,8 +179,8 @@ impl SolverParams {
 }
 
 #[derive(Clone)]
-struct Node<const N: usize> {
-    board: CBoard<N>,
+struct Node<B> {
+    board: B,
     score: i32,
     value: i32,
     hash: u64,
@@ -147,33 +192,34 @@ struct Node<const N: usize> {
 
 const NO_PARENT: u32 = u32::MAX;
 
-fn evaluate<const N: usize>(
-    b: &CBoard<N>,
+fn evaluate<B: SolverBoard>(
+    b: &B,
     score: i32,
     scoring: Scoring,
     w: &EvalWeights,
     target: u8,
     groups: &mut Vec<Group>,
+    census: &mut Census,
 ) -> i32 {
-    b.groups(groups);
-    if !groups.iter().any(|g| g.size >= 2) {
+    b.census(groups, census);
+    let lone = census.lone_total();
+    if groups.is_empty() {
         // Every group is a lone cell: their count is the cells left.
-        return score + scoring.end_bonus(groups.len() as u32);
+        return score + scoring.end_bonus(lone);
     }
     let mut gsum = 0i64;
     let mut tsum = 0i64;
-    let mut lone = 0u32;
-    let mut ngroups = 0u32;
-    let mut counts = [0u16; 10];
+    let ngroups = groups.len() as u32;
+    let counts = census.cells;
     for g in groups.iter() {
-        lone += (g.size == 1) as u32;
-        ngroups += (g.size >= 2) as u32;
-        counts[g.colour as usize] += g.size;
         if g.colour == target {
             tsum += scoring.group_points(g.size as u32) as i64;
-        } else if g.size >= 2 {
+        } else {
             gsum += scoring.group_points(g.size as u32) as i64;
         }
+    }
+    if target != 0 {
+        tsum += census.lone[target as usize] as i64 * scoring.group_points(1) as i64;
     }
     let mut v = score as f32 + w.groups * gsum as f32 + w.keep * tsum as f32 + w.lone * lone as f32;
     if w.colours != 0.0 {
@@ -215,7 +261,7 @@ struct Best {
     hist: u32,
 }
 
-struct Pass<'a, const N: usize> {
+struct Pass<'a, B> {
     scoring: Scoring,
     weights: EvalWeights,
     /// The kept colour (0 = none).
@@ -225,23 +271,28 @@ struct Pass<'a, const N: usize> {
     history: Vec<(u32, u16)>,
     nodes: u64,
     groups: Vec<Group>,
+    census: Census,
+    marker: std::marker::PhantomData<B>,
 }
 
-impl<'a, const N: usize> Pass<'a, N> {
+impl<'a, B: SolverBoard> Pass<'a, B> {
     fn record(&mut self, parent: u32, rep: u16) -> u32 {
         self.history.push((parent, rep));
         (self.history.len() - 1) as u32
     }
 
     /// Keeps the best `width` distinct states of a bucket.
-    fn prune(bucket: &mut Vec<Node<N>>, width: usize) {
+    fn prune(bucket: &mut Vec<Node<B>>, width: usize) {
         // Sort small keys, not the nodes: each node moves at most once.
         let mut keys: Vec<(u64, i32, i32, u32)> = bucket
             .iter()
             .enumerate()
             .map(|(i, n)| (n.hash, n.score, n.value, i as u32))
             .collect();
-        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        // Of equal boards the best score is kept, then the first pushed: the
+        // choice does not depend on the hash function, so every board type
+        // makes the same search.
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.3.cmp(&b.3)));
         keys.dedup_by(|a, b| a.0 == b.0);
         if keys.len() > width {
             keys.select_nth_unstable_by(width - 1, |a, b| b.2.cmp(&a.2).then(a.3.cmp(&b.3)));
@@ -262,9 +313,9 @@ impl<'a, const N: usize> Pass<'a, N> {
     }
 
     /// One beam pass; returns the best complete game and whether it ran to the end.
-    fn run(&mut self, root: &CBoard<N>, width: usize, node_cap: u64) -> (Option<Best>, bool) {
+    fn run(&mut self, root: &B, width: usize, node_cap: u64) -> (Option<Best>, bool) {
         let total = root.remaining() as usize;
-        let mut buckets: Vec<Vec<Node<N>>> = (0..=total).map(|_| Vec::new()).collect();
+        let mut buckets: Vec<Vec<Node<B>>> = (0..=total).map(|_| Vec::new()).collect();
         buckets[total].push(Node {
             board: root.clone(),
             score: 0,
@@ -298,9 +349,9 @@ impl<'a, const N: usize> Pass<'a, N> {
                 } else {
                     self.record(node.parent, node.rep)
                 };
-                node.board.groups(&mut groups);
+                node.board.census(&mut groups, &mut self.census);
                 let mut any = false;
-                for g in groups.iter().filter(|g| g.size >= 2) {
+                for g in groups.iter() {
                     any = true;
                     let mut child = node.board.clone();
                     let n = child.remove_group(g.rep);
@@ -312,6 +363,7 @@ impl<'a, const N: usize> Pass<'a, N> {
                         &self.weights,
                         self.target,
                         &mut child_groups,
+                        &mut self.census,
                     );
                     self.nodes += 1;
                     let dest = &mut buckets[r - n as usize];
@@ -353,7 +405,7 @@ impl<'a, const N: usize> Pass<'a, N> {
 }
 
 /// The colour ranked `rank` by cell count on `root` (ties: lower colour first); 0 for none.
-fn target_colour<const N: usize>(root: &CBoard<N>, rank: i8) -> u8 {
+fn target_colour<B: SolverBoard>(root: &B, rank: i8) -> u8 {
     if rank < 0 {
         return 0;
     }
@@ -364,15 +416,15 @@ fn target_colour<const N: usize>(root: &CBoard<N>, rank: i8) -> u8 {
 }
 
 /// One worker: a greedy pass, then widening passes until the budget ends.
-fn worker<const N: usize>(
-    root: &CBoard<N>,
+fn worker<B: SolverBoard>(
+    root: &B,
     scoring: Scoring,
     params: &SolverParams,
     weights: EvalWeights,
     budget: &Budget,
 ) -> (i32, Vec<u16>, SearchStats) {
     let target = target_colour(root, weights.target);
-    let mut pass: Pass<N> = Pass {
+    let mut pass: Pass<B> = Pass {
         scoring,
         weights,
         target,
@@ -380,6 +432,8 @@ fn worker<const N: usize>(
         history: Vec::new(),
         nodes: 0,
         groups: Vec::new(),
+        census: Census::default(),
+        marker: std::marker::PhantomData,
     };
     let mut stats = SearchStats::default();
     let node_cap = budget.nodes.unwrap_or(u64::MAX);
@@ -389,11 +443,13 @@ fn worker<const N: usize>(
         stop: &never,
         ..*budget
     };
-    let mut greedy: Pass<N> = Pass {
+    let mut greedy: Pass<B> = Pass {
         budget: &greedy_budget,
         history: Vec::new(),
         nodes: 0,
         groups: Vec::new(),
+        census: Census::default(),
+        marker: std::marker::PhantomData,
         ..pass
     };
     let (g, _) = greedy.run(root, 1, u64::MAX);
@@ -447,8 +503,8 @@ fn worker<const N: usize>(
 }
 
 /// Searches for the best line of play from `root`.
-pub fn solve<const N: usize>(
-    root: &CBoard<N>,
+pub fn solve<B: SolverBoard>(
+    root: &B,
     scoring: Scoring,
     params: &SolverParams,
     budget: &Budget,
@@ -485,8 +541,8 @@ pub fn solve<const N: usize>(
 }
 
 /// Turns a line of group indices into a [`Solution`] with the boards after each move.
-fn replay_line<const N: usize>(
-    root: &CBoard<N>,
+fn replay_line<B: SolverBoard>(
+    root: &B,
     scoring: Scoring,
     line: &[u16],
     stats: SearchStats,

@@ -1,0 +1,270 @@
+//! A bit-mask collapse board for the solver: one `u128` per colour.
+//!
+//! Boards with `cols * (rows + 1) <= 128` (PopStar's 10x10, Swell Foop's small
+//! size) fit one mask a colour. Layout as in [`CBoard`](super::CBoard): column
+//! major, bottom up, cell (col, row_from_bottom) at bit `s * col + row` with
+//! `s = rows + 1`; the top bit of each column is a guard that is always 0, so
+//! the four neighbours of a set of cells are four shifts (`±1`, `±s`) and a
+//! mask, with no bounds checks.
+//!
+//! What the solver does most, finding the groups of every child board, becomes
+//! a few word operations: lone cells of a colour are the cells with no
+//! same-coloured neighbour, found for the whole board at once; only groups of
+//! two or more are flood-filled, each in a few shifts per ring. A clone is `K`
+//! words instead of a byte per cell.
+//!
+//! The groups come out in the same order as [`CBoard::groups`] lists them
+//! (by their lowest index), so the solver makes the same choices on either
+//! board: `tests/collapse.rs` checks equal scores and node counts.
+
+use super::rules::{Census, Group, MAX_SIDE};
+use crate::board::{Board, Cell, EMPTY};
+use crate::games::GameError;
+
+/// A collapse board of at most 128 bits with up to `K` colours.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct BitBoard<const K: usize> {
+    /// One mask per colour slot.
+    masks: [u128; K],
+    /// The board's colour of each slot (1..=9; 0 for an unused slot).
+    ids: [u8; K],
+    w: u8,
+    h: u8,
+}
+
+impl<const K: usize> std::fmt::Debug for BitBoard<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.to_board())
+    }
+}
+
+/// The cells of `m` that touch a cell of `m`, and `m`'s four-neighbourhood
+/// grown by one ring: both from the same four shifts.
+#[inline(always)]
+fn ring(m: u128, s: u32) -> u128 {
+    (m << 1) | (m >> 1) | (m << s) | (m >> s)
+}
+
+impl<const K: usize> BitBoard<K> {
+    /// True when a `rows` x `cols` board fits one mask.
+    pub const fn fits(rows: usize, cols: usize) -> bool {
+        rows > 0 && cols > 0 && cols * (rows + 1) <= 128
+    }
+
+    #[inline]
+    fn stride(&self) -> u32 {
+        self.h as u32 + 1
+    }
+
+    /// The bits of column 0's real cells.
+    #[inline]
+    fn column_bits(&self) -> u128 {
+        (1u128 << self.h) - 1
+    }
+
+    /// All filled cells.
+    #[inline]
+    fn occupied(&self) -> u128 {
+        self.masks.iter().fold(0, |a, &m| a | m)
+    }
+
+    /// Converts a shared board (colours `1..=9`, `0` and `.` empty). Fails when
+    /// it does not fit, holds more than `K` colours, or has floating cells.
+    pub fn from_board(b: &Board) -> Result<Self, GameError> {
+        let (rows, cols) = (b.rows(), b.cols());
+        if !Self::fits(rows, cols) || rows > MAX_SIDE || cols > MAX_SIDE {
+            return Err(GameError::TooLarge {
+                rows,
+                cols,
+                max_rows: MAX_SIDE,
+                max_cols: MAX_SIDE,
+            });
+        }
+        // Reuse the byte board's checks (unread, bad and floating cells).
+        super::rules::CBoard::<1200>::from_board(b)?;
+        let mut out = BitBoard {
+            masks: [0; K],
+            ids: [0; K],
+            w: cols as u8,
+            h: rows as u8,
+        };
+        let s = rows + 1;
+        for c in 0..cols {
+            for rb in 0..rows {
+                let v = match b.get(rows - 1 - rb, c) {
+                    0 | EMPTY => continue,
+                    v => v,
+                };
+                let slot = match out.ids.iter().position(|&id| id == v) {
+                    Some(k) => k,
+                    None => {
+                        let Some(k) = out.ids.iter().position(|&id| id == 0) else {
+                            return Err(GameError::BadParams(format!(
+                                "more than {K} colours for a bit board"
+                            )));
+                        };
+                        out.ids[k] = v;
+                        k
+                    }
+                };
+                out.masks[slot] |= 1u128 << (s * c + rb);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The shared board (row 0 on top, empty cells as `.`).
+    pub fn to_board(&self) -> Board {
+        let (w, h) = (self.w as usize, self.h as usize);
+        let s = h + 1;
+        let mut b = Board::new(h, w, EMPTY);
+        for (&m, &id) in self.masks.iter().zip(&self.ids) {
+            let mut m = m;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                b.set(h - 1 - i % s, i / s, id);
+            }
+        }
+        b
+    }
+
+    /// Number of filled cells.
+    pub fn remaining(&self) -> u32 {
+        self.occupied().count_ones()
+    }
+
+    /// Cells per colour (index 0 unused).
+    pub fn colour_counts(&self) -> [u16; 10] {
+        let mut out = [0u16; 10];
+        for (&m, &id) in self.masks.iter().zip(&self.ids) {
+            out[id as usize] += m.count_ones() as u16;
+        }
+        out[0] = 0;
+        out
+    }
+
+    /// The groups of 2+ cells, by their lowest index (as [`CBoard::groups`]
+    /// orders them), and the cells and lone cells per colour.
+    pub fn census(&self, out: &mut Vec<Group>, census: &mut Census) {
+        out.clear();
+        *census = Census::default();
+        let s = self.stride();
+        for (&m, &id) in self.masks.iter().zip(&self.ids) {
+            if m == 0 {
+                continue;
+            }
+            census.cells[id as usize] += m.count_ones() as u16;
+            let mut paired = m & ring(m, s);
+            census.lone[id as usize] += (m & !paired).count_ones() as u16;
+            while paired != 0 {
+                let seed = paired & paired.wrapping_neg();
+                let mut g = seed;
+                loop {
+                    let next = (g | ring(g, s)) & m;
+                    if next == g {
+                        break;
+                    }
+                    g = next;
+                }
+                paired &= !g;
+                out.push(Group {
+                    rep: seed.trailing_zeros() as u16,
+                    size: g.count_ones() as u16,
+                    colour: id,
+                });
+            }
+        }
+        out.sort_unstable_by_key(|g| g.rep);
+    }
+
+    /// True when some group of 2+ is left.
+    pub fn has_move(&self) -> bool {
+        let s = self.stride();
+        self.masks.iter().any(|&m| m & ring(m, s) != 0)
+    }
+
+    /// Removes the group holding bit `rep`; returns its size (0 for an empty
+    /// cell, 1 for a lone cell, which is left in place).
+    pub fn remove_group(&mut self, rep: u16) -> u32 {
+        if rep >= 128 {
+            return 0;
+        }
+        let bit = 1u128 << rep;
+        let Some(k) = self.masks.iter().position(|&m| m & bit != 0) else {
+            return 0;
+        };
+        let s = self.stride();
+        let m = self.masks[k];
+        let mut g = bit;
+        loop {
+            let next = (g | ring(g, s)) & m;
+            if next == g {
+                break;
+            }
+            g = next;
+        }
+        let size = g.count_ones();
+        if size < 2 {
+            return size;
+        }
+        self.masks[k] &= !g;
+        let col_bits = self.column_bits();
+        let mut emptied = 0u32; // bit c: column c lost its last cell
+        // Gravity, column by column: each removed cell, highest first, lets
+        // the cells above it in its column drop by one.
+        for c in 0..self.w as u32 {
+            let shift = c * s;
+            let gone = ((g >> shift) as u64) & col_bits as u64;
+            if gone == 0 {
+                continue;
+            }
+            for m in self.masks.iter_mut() {
+                let mut x = ((*m >> shift) as u64) & col_bits as u64;
+                if x == 0 {
+                    continue;
+                }
+                let mut r = gone;
+                while r != 0 {
+                    let p = 63 - r.leading_zeros();
+                    r &= !(1u64 << p);
+                    let low = (1u64 << p) - 1;
+                    x = (x & low) | ((x >> 1) & !low);
+                }
+                *m = (*m & !(col_bits << shift)) | ((x as u128) << shift);
+            }
+            if (self.occupied() >> shift) & col_bits == 0 {
+                emptied |= 1 << c;
+            }
+        }
+        // Close the emptied columns to the left, rightmost first.
+        while emptied != 0 {
+            let c = 31 - emptied.leading_zeros();
+            emptied &= !(1 << c);
+            let low = (1u128 << (c * s)) - 1;
+            for m in self.masks.iter_mut() {
+                *m = (*m & low) | ((*m >> s) & !low);
+            }
+        }
+        size
+    }
+
+    /// A 64-bit hash of the masks, for duplicate removal.
+    #[inline]
+    pub fn hash64(&self) -> u64 {
+        let mut h = 0u64;
+        for &m in &self.masks {
+            for word in [m as u64, (m >> 64) as u64] {
+                h = (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+            }
+        }
+        h
+    }
+
+    /// The shared-board cell of a bit index.
+    pub fn cell_of(&self, rep: u16) -> Cell {
+        let s = self.stride() as usize;
+        let (c, rb) = (rep as usize / s, rep as usize % s);
+        Cell::new(self.h as usize - 1 - rb, c)
+    }
+}
