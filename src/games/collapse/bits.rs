@@ -147,6 +147,13 @@ impl<const K: usize> BitBoard<K> {
     /// The groups of 2+ cells, by their lowest index (as [`CBoard::groups`]
     /// orders them), and the cells and lone cells per colour.
     pub fn census(&self, out: &mut Vec<Group>, census: &mut Census) {
+        self.census_any_order(out, census);
+        out.sort_unstable_by_key(|g| g.rep);
+    }
+
+    /// [`BitBoard::census`] with the groups by colour (what an evaluation
+    /// that only sums over them needs; the sort is a sixth of its time).
+    pub fn census_any_order(&self, out: &mut Vec<Group>, census: &mut Census) {
         out.clear();
         *census = Census::default();
         let s = self.stride();
@@ -175,7 +182,6 @@ impl<const K: usize> BitBoard<K> {
                 });
             }
         }
-        out.sort_unstable_by_key(|g| g.rep);
     }
 
     /// True when some group of 2+ is left.
@@ -211,8 +217,8 @@ impl<const K: usize> BitBoard<K> {
         self.masks[k] &= !g;
         let col_bits = self.column_bits();
         let mut emptied = 0u32; // bit c: column c lost its last cell
-        // Gravity, column by column: each removed cell, highest first, lets
-        // the cells above it in its column drop by one.
+                                // Gravity, column by column: each removed cell, highest first, lets
+                                // the cells above it in its column drop by one.
         for c in 0..self.w as u32 {
             let shift = c * s;
             let gone = ((g >> shift) as u64) & col_bits as u64;

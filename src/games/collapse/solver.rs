@@ -35,6 +35,10 @@ pub trait SolverBoard: Clone + Send + Sync {
     fn colour_counts(&self) -> [u16; 10];
     /// The groups of 2+ by their lowest index, and the cells per colour.
     fn census(&self, out: &mut Vec<Group>, census: &mut Census);
+    /// The same groups in any order.
+    fn census_any_order(&self, out: &mut Vec<Group>, census: &mut Census) {
+        self.census(out, census)
+    }
     fn remove_group(&mut self, rep: u16) -> u32;
     fn hash64(&self) -> u64;
     fn cell_of(&self, rep: u16) -> Cell;
@@ -42,7 +46,7 @@ pub trait SolverBoard: Clone + Send + Sync {
 }
 
 macro_rules! solver_board {
-    ($ty:ty, $($gen:tt)*) => {
+    ($ty:ty, [$($gen:tt)*] $(, $any:ident)?) => {
         impl<$($gen)*> SolverBoard for $ty {
             fn remaining(&self) -> u32 {
                 <$ty>::remaining(self)
@@ -65,11 +69,14 @@ macro_rules! solver_board {
             fn to_board(&self) -> Board {
                 <$ty>::to_board(self)
             }
+            $(fn $any(&self, out: &mut Vec<Group>, census: &mut Census) {
+                <$ty>::$any(self, out, census)
+            })?
         }
     };
 }
-solver_board!(CBoard<N>, const N: usize);
-solver_board!(BitBoard<K>, const K: usize);
+solver_board!(CBoard<N>, [const N: usize]);
+solver_board!(BitBoard<K>, [const K: usize], census_any_order);
 
 /// Weights of the state evaluation `score + g * Σ_groups pts(n) + c * Σ_colours pts(k)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -201,7 +208,7 @@ fn evaluate<B: SolverBoard>(
     groups: &mut Vec<Group>,
     census: &mut Census,
 ) -> i32 {
-    b.census(groups, census);
+    b.census_any_order(groups, census);
     let lone = census.lone_total();
     if groups.is_empty() {
         // Every group is a lone cell: their count is the cells left.
