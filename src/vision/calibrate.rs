@@ -1210,32 +1210,65 @@ fn varied(board: &Board) -> bool {
     colours >= 3
 }
 
-/// Lattice `found` without its outer rows and columns that hold no tile
-/// (every cell empty or unreadable with the palette learned on the whole
-/// lattice), dropped from the outside in while at least `min_cells` lines
+/// Lattice `found` without blocks of outer rows and columns whose tile
+/// colours (with the palette learned on the whole lattice) are seen nowhere
+/// else in it, or that hold no tile at all, dropped from the outside in while at least `min_cells` lines
 /// stay; sizes given as hints are kept. None when no line is dropped.
 fn trimmed(img: &RgbImage, opts: &CalibrateOptions, found: &FoundGrid) -> Option<FoundGrid> {
     let (cal, _) = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone())).ok()?;
     let cells = read_cells(img, &cal).ok()?;
     let (rows, cols) = (found.rows, found.cols);
-    let tile = |r: usize, c: usize| cells[r * cols + c].value <= 9;
+    let value = |r: usize, c: usize| cells[r * cols + c].value;
+    // The tile colours (a bit set) of rows r0..r1 and columns c0..c1.
+    let colours = |r0: usize, r1: usize, c0: usize, c1: usize| {
+        let mut set = 0u16;
+        for r in r0..r1 {
+            for c in c0..c1 {
+                let v = value(r, c);
+                if v <= 9 {
+                    set |= 1 << v;
+                }
+            }
+        }
+        set
+    };
     let (mut r0, mut r1, mut c0, mut c1) = (0, rows, 0, cols);
     let min = opts.find.min_cells;
     loop {
-        let row_bare = |r: usize, c0: usize, c1: usize| (c0..c1).all(|c| !tile(r, c));
-        let col_bare = |c: usize, r0: usize, r1: usize| (r0..r1).all(|r| !tile(r, c));
+        // The fewest outer lines on one side whose tile colours are seen
+        // nowhere in the rest of the lattice (none: lines of background
+        // or unreadable cells; or a bar, buttons or text beside the board,
+        // whose colours the palette learned too).
         let rows_free = opts.hints.rows.is_none() && r1 - r0 > min;
         let cols_free = opts.hints.cols.is_none() && c1 - c0 > min;
-        if rows_free && row_bare(r0, c0, c1) {
-            r0 += 1;
-        } else if rows_free && row_bare(r1 - 1, c0, c1) {
-            r1 -= 1;
-        } else if cols_free && col_bare(c0, r0, r1) {
-            c0 += 1;
-        } else if cols_free && col_bare(c1 - 1, r0, r1) {
-            c1 -= 1;
-        } else {
-            break;
+        let foreign = |block: u16, rest: u16| block & rest == 0;
+        let mut cut = None;
+        for k in 1..=(r1 - r0).saturating_sub(min) {
+            if !rows_free {
+                break;
+            }
+            if foreign(colours(r0, r0 + k, c0, c1), colours(r0 + k, r1, c0, c1)) {
+                cut = Some((r0 + k, r1, c0, c1));
+            } else if foreign(colours(r1 - k, r1, c0, c1), colours(r0, r1 - k, c0, c1)) {
+                cut = Some((r0, r1 - k, c0, c1));
+            }
+            if cut.is_some() {
+                break;
+            }
+        }
+        for k in 1..=(c1 - c0).saturating_sub(min) {
+            if !cols_free || cut.is_some() {
+                break;
+            }
+            if foreign(colours(r0, r1, c0, c0 + k), colours(r0, r1, c0 + k, c1)) {
+                cut = Some((r0, r1, c0 + k, c1));
+            } else if foreign(colours(r0, r1, c1 - k, c1), colours(r0, r1, c0, c1 - k)) {
+                cut = Some((r0, r1, c0, c1 - k));
+            }
+        }
+        match cut {
+            Some(c) => (r0, r1, c0, c1) = c,
+            None => break,
         }
     }
     if (r0, r1, c0, c1) == (0, rows, 0, cols) {
