@@ -683,19 +683,11 @@ pub fn calibrate_shots(
     all_shots: &[(&RgbImage, Label)],
     opts: &CalibrateOptions,
 ) -> Result<(Calibration, CalibrationReport), VisionError> {
-    let shots: Vec<(&RgbImage, Option<&Board>)> = all_shots
-        .iter()
-        .filter(|s| s.1 != Label::NoBoard)
-        .map(|s| (s.0, s.1.board()))
-        .collect();
-    let refusals: Vec<&RgbImage> = all_shots
-        .iter()
-        .filter(|s| s.1 == Label::NoBoard)
-        .map(|s| s.0)
-        .collect();
-    let Some(&(first, first_board)) = shots.first() else {
+    let first = all_shots.iter().find(|s| s.1 != Label::NoBoard);
+    let Some(&(first, first_label)) = first else {
         return Err(calibrate_error("no screenshot of a board"));
     };
+    let first_board = first_label.board();
     // 0. Geometry found with no sizes given.
     let found = if opts.finds_grid() {
         let hints = Hints {
@@ -709,6 +701,29 @@ pub fn calibrate_shots(
         Some(find_grid(first, hints, &opts.find)?)
     } else {
         None
+    };
+    calibrate_on(all_shots, opts, found)
+}
+
+/// [`calibrate_shots`] on a lattice already found (`None`: the options'
+/// sizes and rectangle, or the located grid).
+fn calibrate_on(
+    all_shots: &[(&RgbImage, Label)],
+    opts: &CalibrateOptions,
+    found: Option<FoundGrid>,
+) -> Result<(Calibration, CalibrationReport), VisionError> {
+    let shots: Vec<(&RgbImage, Option<&Board>)> = all_shots
+        .iter()
+        .filter(|s| s.1 != Label::NoBoard)
+        .map(|s| (s.0, s.1.board()))
+        .collect();
+    let refusals: Vec<&RgbImage> = all_shots
+        .iter()
+        .filter(|s| s.1 == Label::NoBoard)
+        .map(|s| s.0)
+        .collect();
+    let Some(&(first, first_board)) = shots.first() else {
+        return Err(calibrate_error("no screenshot of a board"));
     };
     let (rows, cols) = match &found {
         Some(f) => (f.rows, f.cols),
@@ -1116,14 +1131,31 @@ pub fn read_auto(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {
-    let (cal, _) = calibrate_shots(&[(img, Label::Unknown)], opts).map_err(|e| match e {
-        VisionError::Calibrate(m) => VisionError::NoBoard(m),
-        e => e,
-    })?;
-    let reading = read_board(img, &cal)?;
-    let (rows, cols) = (reading.board.rows(), reading.board.cols());
-    let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
-    plausible(&reading.board, sized)?;
+    let found = if opts.finds_grid() {
+        let hints = Hints {
+            rows: opts.hints.rows.or((opts.rows > 0).then_some(opts.rows)),
+            cols: opts.hints.cols.or((opts.cols > 0).then_some(opts.cols)),
+        };
+        Some(find_grid(img, hints, &opts.find)?)
+    } else {
+        None
+    };
+    let (reading, cal) = match read_found(img, opts, found.clone()) {
+        Ok(x) => x,
+        Err(e) if e.is_no_board() => {
+            // The lattice may run one line or two past the board (into the
+            // background beside it, or into UI there): its outer lines that
+            // hold no tile are dropped and the rest read again.
+            let Some(t) = found.as_ref().and_then(|f| trimmed(img, opts, f)) else {
+                return Err(e);
+            };
+            match read_found(img, opts, Some(t)) {
+                Ok(x) if varied(&x.0.board) => x,
+                _ => return Err(e),
+            }
+        }
+        Err(e) => return Err(e),
+    };
     // A board read: the lattice may have stopped short of its edge (blur,
     // or UI beside the board cut it). Lines beyond it that the learned
     // palette reads as tiles belong to the board.
@@ -1135,6 +1167,130 @@ pub fn read_auto(
         }
     }
     Ok((reading, cal))
+}
+
+/// Learns the palette on lattice `found` (or the options' geometry), reads
+/// the picture with it and applies the whole-board checks.
+fn read_found(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    found: Option<FoundGrid>,
+) -> Result<(super::Reading, Calibration), VisionError> {
+    let (cal, _) = calibrate_on(&[(img, Label::Unknown)], opts, found).map_err(|e| match e {
+        VisionError::Calibrate(m) => VisionError::NoBoard(m),
+        e => e,
+    })?;
+    let reading = read_board(img, &cal)?;
+    let (rows, cols) = (reading.board.rows(), reading.board.cols());
+    let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
+    plausible(&reading.board, sized)?;
+    Ok((reading, cal))
+}
+
+/// A board that was read only after its lattice was trimmed must look like
+/// one more clearly: at least three tile colours, none of them confined to
+/// one row or one column (a page of text trimmed to its lines, a menu to
+/// its buttons, reads as a few colours in lines).
+fn varied(board: &Board) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let mut colours = 0;
+    for v in 0..=9u8 {
+        let at: Vec<(usize, usize)> = (0..rows * cols)
+            .filter(|&i| board.cells()[i] == v)
+            .map(|i| (i / cols, i % cols))
+            .collect();
+        let Some(&(r, c)) = at.first() else {
+            continue;
+        };
+        colours += 1;
+        if at.len() >= 2 && (at.iter().all(|p| p.0 == r) || at.iter().all(|p| p.1 == c)) {
+            return false;
+        }
+    }
+    colours >= 3
+}
+
+/// Lattice `found` without blocks of outer rows and columns whose tile
+/// colours (with the palette learned on the whole lattice) are seen nowhere
+/// else in it, or that hold no tile at all, dropped from the outside in while at least `min_cells` lines
+/// stay; sizes given as hints are kept. None when no line is dropped.
+fn trimmed(img: &RgbImage, opts: &CalibrateOptions, found: &FoundGrid) -> Option<FoundGrid> {
+    let (cal, _) = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone())).ok()?;
+    let cells = read_cells(img, &cal).ok()?;
+    let (rows, cols) = (found.rows, found.cols);
+    let value = |r: usize, c: usize| cells[r * cols + c].value;
+    // The tile colours (a bit set) of rows r0..r1 and columns c0..c1.
+    let colours = |r0: usize, r1: usize, c0: usize, c1: usize| {
+        let mut set = 0u16;
+        for r in r0..r1 {
+            for c in c0..c1 {
+                let v = value(r, c);
+                if v <= 9 {
+                    set |= 1 << v;
+                }
+            }
+        }
+        set
+    };
+    let (mut r0, mut r1, mut c0, mut c1) = (0, rows, 0, cols);
+    let min = opts.find.min_cells;
+    loop {
+        // The fewest outer lines on one side whose tile colours are seen
+        // nowhere in the rest of the lattice (none: lines of background
+        // or unreadable cells; or a bar, buttons or text beside the board,
+        // whose colours the palette learned too).
+        let rows_free = opts.hints.rows.is_none() && r1 - r0 > min;
+        let cols_free = opts.hints.cols.is_none() && c1 - c0 > min;
+        let foreign = |block: u16, rest: u16| block & rest == 0;
+        let mut cut = None;
+        for k in 1..=(r1 - r0).saturating_sub(min) {
+            if !rows_free {
+                break;
+            }
+            if foreign(colours(r0, r0 + k, c0, c1), colours(r0 + k, r1, c0, c1)) {
+                cut = Some((r0 + k, r1, c0, c1));
+            } else if foreign(colours(r1 - k, r1, c0, c1), colours(r0, r1 - k, c0, c1)) {
+                cut = Some((r0, r1 - k, c0, c1));
+            }
+            if cut.is_some() {
+                break;
+            }
+        }
+        for k in 1..=(c1 - c0).saturating_sub(min) {
+            if !cols_free || cut.is_some() {
+                break;
+            }
+            if foreign(colours(r0, r1, c0, c0 + k), colours(r0, r1, c0 + k, c1)) {
+                cut = Some((r0, r1, c0 + k, c1));
+            } else if foreign(colours(r0, r1, c1 - k, c1), colours(r0, r1, c0, c1 - k)) {
+                cut = Some((r0, r1, c0, c1 - k));
+            }
+        }
+        match cut {
+            Some(c) => (r0, r1, c0, c1) = c,
+            None => break,
+        }
+    }
+    if (r0, r1, c0, c1) == (0, rows, 0, cols) {
+        return None;
+    }
+    let g = found.grid;
+    let grid = Grid {
+        left: g.left + c0 as f64 * g.pitch_x(),
+        top: g.top + r0 as f64 * g.pitch_y(),
+        ..g
+    };
+    let cells = (r0..r1)
+        .flat_map(|r| (c0..c1).map(move |c| (r, c)))
+        .filter_map(|(r, c)| found.cells.get(r * cols + c).copied())
+        .collect();
+    Some(FoundGrid {
+        rows: r1 - r0,
+        cols: c1 - c0,
+        grid,
+        cells,
+        ..found.clone()
+    })
 }
 
 /// The calibration grown by the rows and columns just beyond its lattice
