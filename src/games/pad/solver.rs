@@ -438,6 +438,10 @@ pub struct Rank {
     /// of the beam (first paths at the maximum, 100 boards: 26.22 steps
     /// against 26.80 at width 3200, 23.77 against 24.01 at 12800).
     pub short_combo: f64,
+    /// A step of the distance to the target board in the passes for a
+    /// shorter path ([`target_distance`]: the board the best path so far
+    /// makes); 0: no target.
+    pub target: f64,
 }
 
 impl Default for Rank {
@@ -449,6 +453,7 @@ impl Default for Rank {
             row: 1.0,
             pass: 1.0,
             short_combo: 5.0,
+            target: 0.0,
         }
     }
 }
@@ -473,6 +478,8 @@ struct Ctx<'a> {
     triples: [u32; COLOURS],
     /// The colours with a triple, one bit each.
     with_triples: u32,
+    /// Per colour the cells (column-major) the board steered to holds.
+    target: Option<&'a [u64; COLOURS]>,
     stop: &'a dyn Stop,
 }
 
@@ -537,7 +544,13 @@ impl Ctx<'_> {
                     rows: rows as u16,
                     at: node.at,
                 },
-                eval: self.shaped((cols, rows), &after, &tally, v),
+                eval: match self.target {
+                    None => self.shaped((cols, rows), &after, &tally, v),
+                    Some(t) => {
+                        self.shaped((cols, rows), &after, &tally, v)
+                            - self.p.rank.target * target_distance(g, &o, t) as f64
+                    }
+                },
                 value: v,
                 combos: tally.combos,
                 ceiling,
@@ -554,7 +567,7 @@ impl Ctx<'_> {
 /// dropped) in the beam's order on one thread, evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
-    solve_from(g, orbs, p, stop, &[])
+    solve_from(g, orbs, p, stop, &[], None)
 }
 
 /// [`solve`] from the end of the drag `prefix` (cells, start first) instead
@@ -566,6 +579,7 @@ fn solve_from(
     p: &PadParams,
     stop: &dyn Stop,
     prefix: &[usize],
+    target: Option<&[u64; COLOURS]>,
 ) -> PadSolution {
     use rayon::prelude::*;
 
@@ -639,6 +653,7 @@ fn solve_from(
             .iter()
             .enumerate()
             .fold(0, |a, (k, &c)| a | u32::from(c >= 3) << k),
+        target,
         stop,
     };
     for d in 1..=p.max_path {
@@ -882,7 +897,8 @@ pub fn solve_anytime(
                     rank: p.rank.for_shorter(),
                     ..p.clone()
                 };
-                let s = solve(g, orbs, &shorter, stop);
+                let want = (p.rank.target > 0.0).then(|| target_of(g, orbs, &b.path));
+                let s = solve_from(g, orbs, &shorter, stop, &[], want.as_ref());
                 nodes += s.nodes;
                 last = s.nodes;
                 if at_ceiling(&s) {
@@ -946,7 +962,7 @@ pub fn shorten_tails(
             rank: p.rank.for_shorter(),
             ..p.clone()
         };
-        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k]);
+        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k], None);
         nodes += s.nodes;
         if s.value >= best.value && s.combos >= best.combos && s.path.len() < best.path.len() {
             best = s;
@@ -1146,6 +1162,48 @@ impl Ctx<'_> {
             - w.column * (swapped.0 + cols) as f64
             - w.row * (swapped.1 + rows) as f64
     }
+}
+
+/// The board `path` makes on `orbs`, per colour (column-major bits); with
+/// `PAD_TARGET=first` only the cells its first pass clears.
+fn target_of(g: &Geometry, orbs: &Orbs, path: &[usize]) -> [u64; COLOURS] {
+    let b = Bits::new(g, &orbs.dragged(path));
+    if std::env::var("PAD_TARGET").as_deref() == Ok("first") {
+        let (_, _, first) = b.resolve_first(g, &mut |_: Combo| {});
+        b.masks.map(|m| m & first)
+    } else {
+        b.masks
+    }
+}
+
+/// Steps from `b` to the board `want` (per colour its cells) at a guess:
+/// for each cell `want` gives a colour it lacks, the distance to the
+/// nearest orb of that colour not on a cell `want` gives it (12 when there
+/// is none).
+#[inline]
+fn target_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
+    let mut h = 0;
+    for c in 0..COLOURS {
+        let mut left = want[c] & !b.masks[c];
+        if left == 0 {
+            continue;
+        }
+        let mut reach = b.masks[c] & !want[c];
+        if reach == 0 {
+            h += 12 * left.count_ones();
+            continue;
+        }
+        let mut d = 0;
+        while left != 0 && d < 12 {
+            d += 1;
+            reach |= Bits::spread(g, reach);
+            let hit = left & reach;
+            h += d * hit.count_ones();
+            left &= !hit;
+        }
+        h += 12 * left.count_ones();
+    }
+    h
 }
 
 /// Columns and rows spanned by each colour with three orbs or more, summed
