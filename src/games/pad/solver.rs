@@ -1184,12 +1184,12 @@ fn target_of(g: &Geometry, orbs: &Orbs, path: &[usize]) -> [u64; COLOURS] {
 #[inline]
 fn target_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
     let mut h = 0;
-    for c in 0..COLOURS {
-        let mut left = want[c] & !b.masks[c];
+    for (&w, &m) in want.iter().zip(&b.masks) {
+        let mut left = w & !m;
         if left == 0 {
             continue;
         }
-        let mut reach = b.masks[c] & !want[c];
+        let mut reach = m & !w;
         if reach == 0 {
             h += 12 * left.count_ones();
             continue;
