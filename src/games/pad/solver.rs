@@ -1374,13 +1374,25 @@ mod tests {
             o.dragged(&one.path).resolve(&g).combos.len() as u32,
             one.combos
         );
-        // The passes for a shorter path rank combos at `short_combo` (5):
-        // the same length here in fewer states.
-        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 29, 183866));
-        // At 30, as the first passes, the search of before `short_combo`.
+        // The passes for a shorter path steer to the cells the best
+        // path's first pass clears (`target`, 1.5): 27 steps, where
+        // without it 29.
+        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 27, 177868));
+        let plain = PadParams {
+            rank: Rank {
+                target: 0.0,
+                ..Rank::default()
+            },
+            ..p.clone()
+        };
+        let s = solve_anytime(&g, &o, &plain, 200, &NeverStop);
+        assert_eq!((s.combos, s.path.len() - 1, s.nodes), (8, 29, 183866));
+        // Combos at 30 as in the first passes, no target: the search of
+        // before `short_combo`.
         let old = PadParams {
             rank: Rank {
                 short_combo: 30.0,
+                target: 0.0,
                 ..Rank::default()
             },
             ..p.clone()
