@@ -349,7 +349,7 @@ impl Bits {
 
     /// The 4-neighbours of the cells in `m`.
     #[inline]
-    fn spread(g: &Geometry, m: u64) -> u64 {
+    pub(crate) fn spread(g: &Geometry, m: u64) -> u64 {
         ((m & g.has_above) << 1)
             | ((m & g.has_below) >> 1)
             | ((m << g.rows) & g.all)
