@@ -45,6 +45,19 @@ fn ring(m: u128, s: u32) -> u128 {
     (m << 1) | (m >> 1) | (m << s) | (m >> s)
 }
 
+/// The cells of `m` connected to `seed` (a subset of `m`).
+#[inline(always)]
+fn flood(seed: u128, m: u128, s: u32) -> u128 {
+    let mut g = seed;
+    loop {
+        let next = (g | ring(g, s)) & m;
+        if next == g {
+            return g;
+        }
+        g = next;
+    }
+}
+
 impl<const K: usize> BitBoard<K> {
     /// True when a `rows` x `cols` board fits one mask.
     pub const fn fits(rows: usize, cols: usize) -> bool {
@@ -166,14 +179,7 @@ impl<const K: usize> BitBoard<K> {
             census.lone[id as usize] += (m & !paired).count_ones() as u16;
             while paired != 0 {
                 let seed = paired & paired.wrapping_neg();
-                let mut g = seed;
-                loop {
-                    let next = (g | ring(g, s)) & m;
-                    if next == g {
-                        break;
-                    }
-                    g = next;
-                }
+                let g = flood(seed, m, s);
                 paired &= !g;
                 out.push(Group {
                     rep: seed.trailing_zeros() as u16,
@@ -201,15 +207,7 @@ impl<const K: usize> BitBoard<K> {
             return 0;
         };
         let s = self.stride();
-        let m = self.masks[k];
-        let mut g = bit;
-        loop {
-            let next = (g | ring(g, s)) & m;
-            if next == g {
-                break;
-            }
-            g = next;
-        }
+        let g = flood(bit, self.masks[k], s);
         let size = g.count_ones();
         if size < 2 {
             return size;
