@@ -687,22 +687,30 @@ pub fn calibrate_shots(
     let Some(&(first, first_label)) = first else {
         return Err(calibrate_error("no screenshot of a board"));
     };
-    let first_board = first_label.board();
     // 0. Geometry found with no sizes given.
-    let found = if opts.finds_grid() {
-        let hints = Hints {
-            rows: opts.hints.rows.or((opts.rows > 0).then_some(opts.rows)),
-            cols: opts.hints.cols.or((opts.cols > 0).then_some(opts.cols)),
-        };
-        let hints = Hints {
-            rows: hints.rows.or(first_board.map(|b| b.rows())),
-            cols: hints.cols.or(first_board.map(|b| b.cols())),
-        };
-        Some(find_grid(first, hints, &opts.find)?)
-    } else {
-        None
-    };
+    let found = find_for(first, opts, first_label.board())?;
     calibrate_on(all_shots, opts, found)
+}
+
+/// The lattice found on `img` when the options ask for it (sizes from the
+/// options, else from the labelled board); None when they give the geometry.
+fn find_for(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    board: Option<&Board>,
+) -> Result<Option<FoundGrid>, VisionError> {
+    if !opts.finds_grid() {
+        return Ok(None);
+    }
+    let hints = Hints {
+        rows: opts.hints.rows.or((opts.rows > 0).then_some(opts.rows)),
+        cols: opts.hints.cols.or((opts.cols > 0).then_some(opts.cols)),
+    };
+    let hints = Hints {
+        rows: hints.rows.or(board.map(|b| b.rows())),
+        cols: hints.cols.or(board.map(|b| b.cols())),
+    };
+    Ok(Some(find_grid(img, hints, &opts.find)?))
 }
 
 /// [`calibrate_shots`] on a lattice already found (`None`: the options'
@@ -1131,15 +1139,7 @@ pub fn read_auto(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {
-    let found = if opts.finds_grid() {
-        let hints = Hints {
-            rows: opts.hints.rows.or((opts.rows > 0).then_some(opts.rows)),
-            cols: opts.hints.cols.or((opts.cols > 0).then_some(opts.cols)),
-        };
-        Some(find_grid(img, hints, &opts.find)?)
-    } else {
-        None
-    };
+    let found = find_for(img, opts, None)?;
     let (reading, cal) = match read_found(img, opts, found.clone()) {
         Ok(x) => x,
         Err(e) if e.is_no_board() => {
