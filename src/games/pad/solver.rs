@@ -548,13 +548,10 @@ impl Ctx<'_> {
                     rows: rows as u16,
                     at: node.at,
                 },
-                eval: match self.target {
-                    None => self.shaped((cols, rows), &after, &tally, v),
-                    Some(t) => {
-                        self.shaped((cols, rows), &after, &tally, v)
-                            - self.p.rank.target * target_distance(g, &o, t) as f64
-                    }
-                },
+                eval: self.shaped((cols, rows), &after, &tally, v)
+                    - self.target.map_or(0.0, |t| {
+                        self.p.rank.target * target_distance(g, &o, t) as f64
+                    }),
                 value: v,
                 combos: tally.combos,
                 ceiling,
