@@ -35,7 +35,7 @@ use super::classify::{read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
-use super::find::{find_grid, FindParams, FoundGrid, Hints};
+use super::find::{find_candidates, find_grid, FindParams, FoundGrid, Hints};
 use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
@@ -93,6 +93,8 @@ pub struct CalibrateOptions {
     pub hints: Hints,
     /// Tunables of the grid finder.
     pub find: FindParams,
+    /// Tunables of the choice among the finder's lattices ([`read_auto`]).
+    pub read: ReadParams,
     /// Number of colours (without `board`); `None` chooses by distance gap.
     pub colours: Option<usize>,
     /// The board shown on the screenshot, if known: exact palette indices
@@ -125,6 +127,7 @@ impl CalibrateOptions {
             cols,
             hints: Hints::default(),
             find: FindParams::default(),
+            read: ReadParams::default(),
             colours: None,
             board: None,
             highlight: None,
@@ -702,15 +705,20 @@ fn find_for(
     if !opts.finds_grid() {
         return Ok(None);
     }
+    Ok(Some(find_grid(img, find_hints(opts, board), &opts.find)?))
+}
+
+/// The finder's hints: the options' hints, else their non-zero size, else
+/// the labelled board's size.
+fn find_hints(opts: &CalibrateOptions, board: Option<&Board>) -> Hints {
     let hints = Hints {
         rows: opts.hints.rows.or((opts.rows > 0).then_some(opts.rows)),
         cols: opts.hints.cols.or((opts.cols > 0).then_some(opts.cols)),
     };
-    let hints = Hints {
+    Hints {
         rows: hints.rows.or(board.map(|b| b.rows())),
         cols: hints.cols.or(board.map(|b| b.cols())),
-    };
-    Ok(Some(find_grid(img, hints, &opts.find)?))
+    }
 }
 
 /// [`calibrate_shots`] on a lattice already found (`None`: the options'
@@ -1133,28 +1141,41 @@ fn calibrate_on(
 /// `opts.first_index`), so they agree with another picture's only up to a
 /// renaming. Returns the reading and the calibration learned.
 ///
+/// The finder's best lattice is not always the board's: a lattice at 1.5
+/// times the pitch, or one whose other axis took the pitch of text beside
+/// the board, can score a little better on edges alone. So the few next
+/// lattices that score nearly as well (see [`ReadParams`]) are learned and
+/// read too, and the reading that passes the whole-board checks with the
+/// most cells read as tiles is kept (the best lattice on a tie). A lattice
+/// other than the best must read as a varied board (see [`varied`]), as a
+/// trimmed one must: more tries must not turn a screen with no board into
+/// one.
+///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
 pub fn read_auto(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {
-    let found = find_for(img, opts, None)?;
-    let (reading, cal) = match read_found(img, opts, found.clone()) {
-        Ok(x) => x,
-        Err(e) if e.is_no_board() => {
-            // The lattice may run one line or two past the board (into the
-            // background beside it, or into UI there): its outer lines that
-            // hold no tile are dropped and the rest read again.
-            let Some(t) = found.as_ref().and_then(|f| trimmed(img, opts, f)) else {
-                return Err(e);
+    let (reading, cal) = if opts.finds_grid() {
+        let all = find_candidates(img, find_hints(opts, None), &opts.find)?;
+        let (reading, cal) = read_lattice(img, opts, &all[0])?;
+        let p = &opts.read;
+        let mut fit = footprint(img, &cal, &reading.board, p.reach);
+        let mut best = (reading, cal);
+        for alt in alternatives(&all, p) {
+            let Ok(x) = read_lattice(img, opts, alt) else {
+                continue;
             };
-            match read_found(img, opts, Some(t)) {
-                Ok(x) if varied(&x.0.board) => x,
-                _ => return Err(e),
+            let f = footprint(img, &x.1, &x.0.board, p.reach);
+            if f >= fit + p.better_fit {
+                fit = f;
+                best = x;
             }
         }
-        Err(e) => return Err(e),
+        best
+    } else {
+        read_found(img, opts, None)?
     };
     // A board read: the lattice may have stopped short of its edge (blur,
     // or UI beside the board cut it). Lines beyond it that the learned
@@ -1167,6 +1188,161 @@ pub fn read_auto(
         }
     }
     Ok((reading, cal))
+}
+
+/// Tunables of [`read_auto`]'s choice among the finder's lattices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReadParams {
+    /// Most lattices tried besides the finder's best.
+    pub alternatives: usize,
+    /// A lattice is tried when it scores at least this fraction of the
+    /// best's.
+    pub alternative_score: f64,
+    /// ... and its pitch along each axis is within this factor of the
+    /// best's (a lattice twice as fine is the finder's to judge: its
+    /// halves of one tile read as two tiles of one colour).
+    pub alternative_pitch: f64,
+    /// The ring of [`footprint`], in tile sizes from the tile's centre.
+    pub reach: f64,
+    /// Another lattice's reading replaces the best's when its footprint
+    /// is at least this much higher.
+    pub better_fit: f64,
+}
+
+impl Default for ReadParams {
+    fn default() -> Self {
+        ReadParams {
+            alternatives: 3,
+            alternative_score: 0.5,
+            alternative_pitch: 1.7,
+            reach: 0.3,
+            better_fit: 0.1,
+        }
+    }
+}
+
+/// How well the tiles read agree with the colour each was read as, over a
+/// wider ring than the reader's: points on a ring at `reach` of the tile's
+/// size around each tile cell's centre, each nearest to some palette
+/// colour (tile colours and empty); a point nearest the cell's own colour
+/// agrees, one within the threshold of another colour (a neighbouring
+/// tile, the background) disagrees, others (a symbol, a highlight) do not
+/// count. Returns the fraction that agree. A lattice whose cells straddle
+/// two tiles (1.5 times the pitch, a pitch a tenth off) reads each cell by
+/// its centre, but its wider ring runs into the neighbouring tiles.
+fn footprint(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> f64 {
+    const POINTS: usize = 12;
+    let g = &cal.grid;
+    let pal = &cal.palette;
+    let refs: Vec<(u8, Lab)> = pal
+        .colours
+        .iter()
+        .map(|p| (p.index, p.lab))
+        .chain(pal.empty.iter().map(|&e| (EMPTY, e)))
+        .collect();
+    let (rx, ry) = (reach * g.cell_width, reach * g.cell_height);
+    let (mut agree, mut disagree) = (0usize, 0usize);
+    for r in 0..board.rows() {
+        for c in 0..board.cols() {
+            let v = board.get(r, c);
+            if v > 9 {
+                continue;
+            }
+            let (cx, cy) = cal.cell_centre(Cell { row: r, col: c });
+            for k in 0..POINTS {
+                let a = std::f64::consts::TAU * (k as f64 + 0.5) / POINTS as f64;
+                let Some(lab) = lab_at(img, cx + rx * a.cos(), cy + ry * a.sin()) else {
+                    continue;
+                };
+                let nearest = refs
+                    .iter()
+                    .map(|&(i, l)| (delta_e(lab, l), i))
+                    .min_by(|x, y| x.0.total_cmp(&y.0));
+                match nearest {
+                    Some((_, i)) if i == v => agree += 1,
+                    Some((d, _)) if d <= pal.threshold => disagree += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    agree as f64 / (agree + disagree).max(1) as f64
+}
+
+/// The lattices after the finder's best worth reading too (see
+/// [`read_auto`]): scoring at least `alternative_score` of the best, pitches
+/// within `alternative_pitch` of the best's, each unlike the best and the
+/// ones before it (another size, pitch or placement).
+fn alternatives<'a>(all: &'a [FoundGrid], p: &ReadParams) -> Vec<&'a FoundGrid> {
+    let Some(top) = all.first() else {
+        return Vec::new();
+    };
+    let near = |a: f64, b: f64| a <= b * p.alternative_pitch && b <= a * p.alternative_pitch;
+    let same = |a: &FoundGrid, b: &FoundGrid| {
+        let (ga, gb) = (&a.grid, &b.grid);
+        let close = |x: f64, y: f64, pitch: f64| (x - y).abs() <= 0.3 * pitch;
+        (a.rows, a.cols) == (b.rows, b.cols)
+            && (ga.pitch_x() / gb.pitch_x() - 1.0).abs() <= 0.03
+            && (ga.pitch_y() / gb.pitch_y() - 1.0).abs() <= 0.03
+            && close(ga.left, gb.left, ga.pitch_x())
+            && close(ga.top, gb.top, ga.pitch_y())
+    };
+    let mut out: Vec<&FoundGrid> = Vec::new();
+    for f in &all[1..] {
+        if out.len() >= p.alternatives {
+            break;
+        }
+        if f.score >= p.alternative_score * top.score
+            && near(f.grid.pitch_x(), top.grid.pitch_x())
+            && near(f.grid.pitch_y(), top.grid.pitch_y())
+            && !same(f, top)
+            && !out.iter().any(|o| same(f, o))
+        {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Learns and reads lattice `found`, then checks its extent with the
+/// palette learned: a lattice that is refused is trimmed of outer lines
+/// that hold no tile or only colours seen nowhere else in it (and must then
+/// read as a varied board); a lattice that reads is trimmed of outer lines
+/// holding tile colours seen nowhere else (text or a bar with a pitch like
+/// the board's), when what is left reads as a varied board.
+fn read_lattice(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    found: &FoundGrid,
+) -> Result<(super::Reading, Calibration), VisionError> {
+    match read_found(img, opts, Some(found.clone())) {
+        Ok((reading, cal)) => {
+            let values: Vec<u8> = reading.cells.iter().map(|c| c.value).collect();
+            if let Some(t) = trimmed(opts, found, &values, false) {
+                if let Ok(x) = read_found(img, opts, Some(t)) {
+                    return Ok(x);
+                }
+            }
+            Ok((reading, cal))
+        }
+        Err(e) if e.is_no_board() => {
+            // The lattice may run one line or two past the board (into the
+            // background beside it, or into UI there): its outer lines that
+            // hold no tile are dropped and the rest read again.
+            let values = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone()))
+                .ok()
+                .and_then(|(cal, _)| read_cells(img, &cal).ok())
+                .map(|cells| cells.iter().map(|c| c.value).collect::<Vec<u8>>());
+            let Some(t) = values.and_then(|v| trimmed(opts, found, &v, true)) else {
+                return Err(e);
+            };
+            match read_found(img, opts, Some(t)) {
+                Ok(x) if varied(&x.0.board) => Ok(x),
+                _ => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Learns the palette on lattice `found` (or the options' geometry), reads
@@ -1211,14 +1387,22 @@ fn varied(board: &Board) -> bool {
 }
 
 /// Lattice `found` without blocks of outer rows and columns whose tile
-/// colours (with the palette learned on the whole lattice) are seen nowhere
-/// else in it, or that hold no tile at all, dropped from the outside in while at least `min_cells` lines
-/// stay; sizes given as hints are kept. None when no line is dropped.
-fn trimmed(img: &RgbImage, opts: &CalibrateOptions, found: &FoundGrid) -> Option<FoundGrid> {
-    let (cal, _) = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone())).ok()?;
-    let cells = read_cells(img, &cal).ok()?;
+/// colours (`values`: each cell's reading with the palette learned on the
+/// whole lattice, row-major) are seen nowhere else in it, or (when `bare`)
+/// that hold no tile at all, dropped from the outside in while at least
+/// `min_cells` lines stay; sizes given as hints are kept. None when no line
+/// is dropped.
+fn trimmed(
+    opts: &CalibrateOptions,
+    found: &FoundGrid,
+    values: &[u8],
+    mut bare: bool,
+) -> Option<FoundGrid> {
     let (rows, cols) = (found.rows, found.cols);
-    let value = |r: usize, c: usize| cells[r * cols + c].value;
+    if values.len() != rows * cols {
+        return None;
+    }
+    let value = |r: usize, c: usize| values[r * cols + c];
     // The tile colours (a bit set) of rows r0..r1 and columns c0..c1.
     let colours = |r0: usize, r1: usize, c0: usize, c1: usize| {
         let mut set = 0u16;
@@ -1241,7 +1425,7 @@ fn trimmed(img: &RgbImage, opts: &CalibrateOptions, found: &FoundGrid) -> Option
         // whose colours the palette learned too).
         let rows_free = opts.hints.rows.is_none() && r1 - r0 > min;
         let cols_free = opts.hints.cols.is_none() && c1 - c0 > min;
-        let foreign = |block: u16, rest: u16| block & rest == 0;
+        let foreign = |block: u16, rest: u16| block & rest == 0 && (bare || block != 0);
         let mut cut = None;
         for k in 1..=(r1 - r0).saturating_sub(min) {
             if !rows_free {
@@ -1267,7 +1451,12 @@ fn trimmed(img: &RgbImage, opts: &CalibrateOptions, found: &FoundGrid) -> Option
             }
         }
         match cut {
-            Some(c) => (r0, r1, c0, c1) = c,
+            // Lines with no tile beyond a foreign block are part of what
+            // the lattice ran into (UI parted from the board by background).
+            Some(c) => {
+                (r0, r1, c0, c1) = c;
+                bare = true;
+            }
             None => break,
         }
     }
