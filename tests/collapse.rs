@@ -5,7 +5,9 @@ use gridbot::act::Move;
 use gridbot::board::Cell;
 use gridbot::board::{Board, EMPTY};
 use gridbot::games::collapse::rules::naive;
-use gridbot::games::collapse::{solve, BitBoard, CBoard, Census, Collapse, Scoring, SolverParams};
+use gridbot::games::collapse::{
+    solve, BitBoard, CBoard, Census, Collapse, Group, Scoring, SolverParams,
+};
 use gridbot::games::{Budget, Game};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -163,9 +165,10 @@ fn bit_board_matches_byte_board() {
                 let mut bits = BitBoard::<5>::from_board(&board).expect("fits");
                 let (mut g1, mut g2) = (Vec::new(), Vec::new());
                 let (mut c1, mut c2) = (Census::default(), Census::default());
+                let mut found = Vec::new();
                 for pick in picks {
                     bytes.census(&mut g1, &mut c1);
-                    bits.census(&mut g2, &mut c2);
+                    bits.census_masks(&mut g2, &mut c2, &mut found);
                     prop_assert_eq!(c1, c2, "census on {}", bytes.to_board());
                     prop_assert_eq!(g1.len(), g2.len());
                     for (a, b) in g1.iter().zip(&g2) {
@@ -179,9 +182,23 @@ fn bit_board_matches_byte_board() {
                     }
                     let k = pick % g1.len();
                     let n1 = bytes.remove_group(g1[k].rep);
+                    let parent = bits.clone();
                     let n2 = bits.remove_group(g2[k].rep);
                     prop_assert_eq!(n1, n2);
                     prop_assert_eq!(bytes.to_board(), bits.to_board());
+                    // The child's census from its parent's groups equals the
+                    // census from scratch (groups compared by size and colour).
+                    let (mut g3, mut g4) = (Vec::new(), Vec::new());
+                    let (mut c3, mut c4) = (Census::default(), Census::default());
+                    parent.child_census(&found, k, &bits, &mut g3, &mut c3);
+                    bits.census_any_order(&mut g4, &mut c4);
+                    prop_assert_eq!(c3, c4);
+                    let key = |g: &Vec<Group>| {
+                        let mut v: Vec<(u16, u8)> = g.iter().map(|g| (g.size, g.colour)).collect();
+                        v.sort_unstable();
+                        v
+                    };
+                    prop_assert_eq!(key(&g3), key(&g4), "child of {}", parent.to_board());
                 }
                 for scoring in [Scoring::PopStar, Scoring::SameGame] {
                     let p = SolverParams::preset(scoring);

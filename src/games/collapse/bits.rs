@@ -190,6 +190,129 @@ impl<const K: usize> BitBoard<K> {
         }
     }
 
+    /// [`BitBoard::census`], also keeping each group with its mask (in
+    /// `found`, in the order of `out`) for [`BitBoard::child_census`].
+    ///
+    /// The groups come out by their lowest index with no sort: the lowest
+    /// cell of all colours' paired cells is the next group's lowest cell.
+    pub fn census_masks(
+        &self,
+        out: &mut Vec<Group>,
+        census: &mut Census,
+        found: &mut Vec<(Group, u128)>,
+    ) {
+        out.clear();
+        found.clear();
+        *census = Census::default();
+        let s = self.stride();
+        let mut paired = [0u128; K];
+        let mut all = 0u128;
+        for (k, (&m, &id)) in self.masks.iter().zip(&self.ids).enumerate() {
+            if m == 0 {
+                continue;
+            }
+            census.cells[id as usize] += m.count_ones() as u16;
+            paired[k] = m & ring(m, s);
+            census.lone[id as usize] += (m & !paired[k]).count_ones() as u16;
+            all |= paired[k];
+        }
+        while all != 0 {
+            let seed = all & all.wrapping_neg();
+            let Some(k) = paired.iter().position(|&p| p & seed != 0) else {
+                break;
+            };
+            let g = flood(seed, self.masks[k], s);
+            all &= !g;
+            let group = Group {
+                rep: seed.trailing_zeros() as u16,
+                size: g.count_ones() as u16,
+                colour: self.ids[k],
+            };
+            out.push(group);
+            found.push((group, g));
+        }
+    }
+
+    /// The census of `child`, which is this board with group `removed` of
+    /// `found` taken (from [`BitBoard::census_masks`]), in any order
+    /// and with the `rep` of unchanged groups left as on this board.
+    ///
+    /// Only the columns of the removed group and one on each side change
+    /// (cells fall in the group's columns; columns to the right close in
+    /// whole when one empties), so a group that touches none of them is a
+    /// group of the child, as it was: only groups meeting that band are
+    /// flood-filled again.
+    pub fn child_census(
+        &self,
+        found: &[(Group, u128)],
+        removed: usize,
+        child: &Self,
+        out: &mut Vec<Group>,
+        census: &mut Census,
+    ) {
+        let s = self.stride();
+        let w = self.w as u32;
+        let col = self.column_bits();
+        let taken = found[removed].1;
+        let (mut lo, mut hi) = (w, 0);
+        for c in 0..w {
+            if (taken >> (c * s)) & col != 0 {
+                lo = lo.min(c);
+                hi = c;
+            }
+        }
+        let lo = lo.saturating_sub(1);
+        let hi = (hi + 1).min(w - 1);
+        let emptied = self.used_columns() - child.used_columns();
+        let band = |lo: u32, hi: u32| -> u128 {
+            let top = (hi + 1) * s;
+            let upper = if top >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << top) - 1
+            };
+            upper & !((1u128 << (lo * s)) - 1)
+        };
+        let parent_band = band(lo, hi);
+        let child_band = band(lo, hi.saturating_sub(emptied).max(lo));
+        out.clear();
+        *census = Census::default();
+        for &(g, m) in found {
+            if m & parent_band == 0 {
+                out.push(g);
+            }
+        }
+        for (&m, &id) in child.masks.iter().zip(&child.ids) {
+            if m == 0 {
+                continue;
+            }
+            census.cells[id as usize] += m.count_ones() as u16;
+            let paired = m & ring(m, s);
+            census.lone[id as usize] += (m & !paired).count_ones() as u16;
+            let mut near = paired & child_band;
+            while near != 0 {
+                let seed = near & near.wrapping_neg();
+                let g = flood(seed, m, s);
+                near &= !g;
+                out.push(Group {
+                    rep: seed.trailing_zeros() as u16,
+                    size: g.count_ones() as u16,
+                    colour: id,
+                });
+            }
+        }
+    }
+
+    /// Columns holding at least one cell (they are the leftmost ones).
+    fn used_columns(&self) -> u32 {
+        let occ = self.occupied();
+        if occ == 0 {
+            return 0;
+        }
+        let top = 127 - occ.leading_zeros();
+        top / self.stride() + 1
+    }
+
     /// True when some group of 2+ is left.
     pub fn has_move(&self) -> bool {
         let s = self.stride();
@@ -223,17 +346,26 @@ impl<const K: usize> BitBoard<K> {
             if gone == 0 {
                 continue;
             }
+            // Most groups take one run of cells from a column.
+            let run_low = (1u64 << gone.trailing_zeros()) - 1;
+            let run_len = gone.count_ones();
+            let run = ((gone >> gone.trailing_zeros()) + 1).is_power_of_two();
             for m in self.masks.iter_mut() {
                 let mut x = ((*m >> shift) as u64) & col_bits as u64;
                 if x == 0 {
                     continue;
                 }
-                let mut r = gone;
-                while r != 0 {
-                    let p = 63 - r.leading_zeros();
-                    r &= !(1u64 << p);
-                    let low = (1u64 << p) - 1;
-                    x = (x & low) | ((x >> 1) & !low);
+                if run {
+                    // One run of removed cells: all above it drop at once.
+                    x = (x & run_low) | ((x >> run_len) & !run_low);
+                } else {
+                    let mut r = gone;
+                    while r != 0 {
+                        let p = 63 - r.leading_zeros();
+                        r &= !(1u64 << p);
+                        let low = (1u64 << p) - 1;
+                        x = (x & low) | ((x >> 1) & !low);
+                    }
                 }
                 *m = (*m & !(col_bits << shift)) | ((x as u128) << shift);
             }

@@ -20,6 +20,10 @@
 //! Deterministic: with `Budget::width` (no clock) the result and node count are
 //! fixed for a board.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use serde::{Deserialize, Serialize};
 
 use super::bits::BitBoard;
@@ -40,14 +44,34 @@ pub trait SolverBoard: Clone + Send + Sync {
         self.census(out, census)
     }
     fn remove_group(&mut self, rep: u16) -> u32;
+    /// What [`SolverBoard::census_keep`] keeps of a board's groups for
+    /// [`SolverBoard::child_census`].
+    type Kept: Default + Send;
+    /// [`SolverBoard::census`], keeping what the census of a child needs.
+    fn census_keep(&self, out: &mut Vec<Group>, census: &mut Census, _kept: &mut Self::Kept) {
+        self.census(out, census)
+    }
+    /// The census of `child` (this board with group `removed` of the last
+    /// `census_keep` taken), groups in any order.
+    fn child_census(
+        &self,
+        _kept: &Self::Kept,
+        _removed: usize,
+        child: &Self,
+        out: &mut Vec<Group>,
+        census: &mut Census,
+    ) {
+        child.census_any_order(out, census)
+    }
     fn hash64(&self) -> u64;
     fn cell_of(&self, rep: u16) -> Cell;
     fn to_board(&self) -> Board;
 }
 
 macro_rules! solver_board {
-    ($ty:ty, [$($gen:tt)*] $(, $any:ident)?) => {
+    ($ty:ty, [$($gen:tt)*], $kept:ty $(, $any:ident)?) => {
         impl<$($gen)*> SolverBoard for $ty {
+            type Kept = $kept;
             fn remaining(&self) -> u32 {
                 <$ty>::remaining(self)
             }
@@ -71,12 +95,25 @@ macro_rules! solver_board {
             }
             $(fn $any(&self, out: &mut Vec<Group>, census: &mut Census) {
                 <$ty>::$any(self, out, census)
+            }
+            fn census_keep(&self, out: &mut Vec<Group>, census: &mut Census, kept: &mut Self::Kept) {
+                <$ty>::census_masks(self, out, census, kept)
+            }
+            fn child_census(
+                &self,
+                kept: &Self::Kept,
+                removed: usize,
+                child: &Self,
+                out: &mut Vec<Group>,
+                census: &mut Census,
+            ) {
+                <$ty>::child_census(self, kept, removed, child, out, census)
             })?
         }
     };
 }
-solver_board!(CBoard<N>, [const N: usize]);
-solver_board!(BitBoard<K>, [const K: usize], census_any_order);
+solver_board!(CBoard<N>, [const N: usize], ());
+solver_board!(BitBoard<K>, [const K: usize], Vec<(Group, u128)>, census_any_order);
 
 /// Weights of the state evaluation `score + g * Σ_groups pts(n) + c * Σ_colours pts(k)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -199,16 +236,15 @@ struct Node<B> {
 
 const NO_PARENT: u32 = u32::MAX;
 
-fn evaluate<B: SolverBoard>(
-    b: &B,
+/// The value of a board from its census (`groups` of 2+ in any order).
+fn evaluate(
     score: i32,
     scoring: Scoring,
     w: &EvalWeights,
     target: u8,
-    groups: &mut Vec<Group>,
-    census: &mut Census,
+    groups: &[Group],
+    census: &Census,
 ) -> i32 {
-    b.census_any_order(groups, census);
     let lone = census.lone_total();
     if groups.is_empty() {
         // Every group is a lone cell: their count is the cells left.
@@ -279,7 +315,27 @@ struct Pass<'a, B> {
     nodes: u64,
     groups: Vec<Group>,
     census: Census,
+    /// Best score of every board made this pass, by hash.
+    seen: HashMap<u64, i32, BuildHasherDefault<IdHasher>>,
     marker: std::marker::PhantomData<B>,
+}
+
+/// The hasher of already hashed keys.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl<'a, B: SolverBoard> Pass<'a, B> {
@@ -322,6 +378,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
     /// One beam pass; returns the best complete game and whether it ran to the end.
     fn run(&mut self, root: &B, width: usize, node_cap: u64) -> (Option<Best>, bool) {
         let total = root.remaining() as usize;
+        self.seen.clear();
         let mut buckets: Vec<Vec<Node<B>>> = (0..=total).map(|_| Vec::new()).collect();
         buckets[total].push(Node {
             board: root.clone(),
@@ -334,6 +391,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
         let mut best: Option<Best> = None;
         let mut groups = std::mem::take(&mut self.groups);
         let mut child_groups = Vec::new();
+        let mut kept = B::Kept::default();
         let mut complete = true;
         let mut width = width;
         for r in (0..=total).rev() {
@@ -356,26 +414,43 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                 } else {
                     self.record(node.parent, node.rep)
                 };
-                node.board.census(&mut groups, &mut self.census);
+                node.board
+                    .census_keep(&mut groups, &mut self.census, &mut kept);
                 let mut any = false;
-                for g in groups.iter() {
+                for (i, g) in groups.iter().enumerate() {
                     any = true;
                     let mut child = node.board.clone();
                     let n = child.remove_group(g.rep);
                     let score = node.score + self.scoring.group_points(n);
+                    self.nodes += 1;
+                    let hash = child.hash64();
+                    // A board already made this pass with as good a score
+                    // would win the bucket's duplicate removal over this one
+                    // (best score, then first made): skip its evaluation.
+                    match self.seen.entry(hash) {
+                        Entry::Occupied(mut e) => {
+                            if *e.get() >= score {
+                                continue;
+                            }
+                            e.insert(score);
+                        }
+                        Entry::Vacant(e) => {
+                            e.insert(score);
+                        }
+                    }
+                    node.board
+                        .child_census(&kept, i, &child, &mut child_groups, &mut self.census);
                     let value = evaluate(
-                        &child,
                         score,
                         self.scoring,
                         &self.weights,
                         self.target,
-                        &mut child_groups,
-                        &mut self.census,
+                        &child_groups,
+                        &self.census,
                     );
-                    self.nodes += 1;
                     let dest = &mut buckets[r - n as usize];
                     dest.push(Node {
-                        hash: child.hash64(),
+                        hash,
                         board: child,
                         score,
                         value,
@@ -440,6 +515,7 @@ fn worker<B: SolverBoard>(
         nodes: 0,
         groups: Vec::new(),
         census: Census::default(),
+        seen: HashMap::default(),
         marker: std::marker::PhantomData,
     };
     let mut stats = SearchStats::default();
@@ -456,6 +532,7 @@ fn worker<B: SolverBoard>(
         nodes: 0,
         groups: Vec::new(),
         census: Census::default(),
+        seen: HashMap::default(),
         marker: std::marker::PhantomData,
         ..pass
     };
