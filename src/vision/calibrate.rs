@@ -1145,11 +1145,12 @@ fn calibrate_on(
 /// times the pitch, or one whose other axis took the pitch of text beside
 /// the board, can score a little better on edges alone. So the few next
 /// lattices that score nearly as well (see [`ReadParams`]) are learned and
-/// read too, and the reading that passes the whole-board checks with the
-/// most cells read as tiles is kept (the best lattice on a tie). A lattice
-/// other than the best must read as a varied board (see [`varied`]), as a
-/// trimmed one must: more tries must not turn a screen with no board into
-/// one.
+/// read too (only when the best one reads as a board), and the reading
+/// whose tiles fit their colours best ([`footprint`]) is kept: another
+/// lattice must beat the best's fit by [`ReadParams::better_fit`]. As the
+/// others are read only when the best lattice reads as a board, more tries
+/// do not turn a screen with no board into one. (Asking the others to read
+/// as a [`varied`] board too cost a right board and made two wrong sizes.)
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
