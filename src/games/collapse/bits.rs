@@ -252,15 +252,11 @@ impl<const K: usize> BitBoard<K> {
     ) {
         let s = self.stride();
         let w = self.w as u32;
-        let col = self.column_bits();
         let taken = found[removed].1;
-        let (mut lo, mut hi) = (w, 0);
-        for c in 0..w {
-            if (taken >> (c * s)) & col != 0 {
-                lo = lo.min(c);
-                hi = c;
-            }
-        }
+        let (lo, hi) = (
+            taken.trailing_zeros() / s,
+            (127 - taken.leading_zeros()) / s,
+        );
         let lo = lo.saturating_sub(1);
         let hi = (hi + 1).min(w - 1);
         let emptied = self.used_columns() - child.used_columns();
@@ -337,10 +333,12 @@ impl<const K: usize> BitBoard<K> {
         }
         self.masks[k] &= !g;
         let col_bits = self.column_bits();
-        let mut emptied = 0u32; // bit c: column c lost its last cell
-                                // Gravity, column by column: each removed cell, highest first, lets
-                                // the cells above it in its column drop by one.
-        for c in 0..self.w as u32 {
+        // Bit c: column c lost its last cell.
+        let mut emptied = 0u32;
+        // Gravity, in the group's columns: each removed cell, highest first,
+        // lets the cells above it in its column drop by one.
+        let (first, last) = (g.trailing_zeros() / s, (127 - g.leading_zeros()) / s);
+        for c in first..=last {
             let shift = c * s;
             let gone = ((g >> shift) as u64) & col_bits as u64;
             if gone == 0 {
