@@ -357,8 +357,6 @@ fn rank_key(eval: f64) -> u64 {
 const PARALLEL_FROM: usize = 768;
 /// Evaluations between two looks at the clock.
 const STOP_EVERY: usize = 32;
-/// Rank taken from a state too far from every target ([`Rank::far`]).
-const FAR: f64 = 1e6;
 
 /// The value of a resolution under `obj`, and whether it reaches the
 /// objective's ceiling (`after`: the board after it).
@@ -448,16 +446,6 @@ pub struct Rank {
     /// 3: 21.15, 6: 21.81; the whole board the best path makes as the
     /// target at 1 or 3: 21.40, at 10: 22.15).
     pub target: f64,
-    /// Targets the passes for a shorter path steer to at once: the last
-    /// `targets` paths at the maximum, the distance to the nearest of them.
-    pub targets: usize,
-    /// A state whose distance to the nearest target is more than the
-    /// steps left in the pass plus `far` ranks after every other; below
-    /// 0: no such rule.
-    pub far: f64,
-    /// 1: besides each target, the same shapes moved ([`moved_target`]);
-    /// 2: the moved shapes instead; 0: the target as the path made it.
-    pub moved: u8,
 }
 
 impl Default for Rank {
@@ -470,9 +458,6 @@ impl Default for Rank {
             pass: 1.0,
             short_combo: 5.0,
             target: 1.5,
-            targets: 1,
-            far: -1.0,
-            moved: 0,
         }
     }
 }
@@ -498,30 +483,24 @@ struct Ctx<'a> {
     /// The colours with a triple, one bit each.
     with_triples: u32,
     /// Per colour the cells (column-major) the board steered to holds.
-    target: &'a [[u64; COLOURS]],
+    target: Option<&'a [u64; COLOURS]>,
     stop: &'a dyn Stop,
 }
 
 impl Ctx<'_> {
     /// The children of `beam` that `steps` name, in order: each board
     /// swapped, resolved and ranked; stops early when the budget says so.
-    fn evaluate(&self, beam: &[Node], steps: &[Step], left: usize) -> Vec<Child> {
+    fn evaluate(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
         match self.p.objective {
-            Objective::Combos => self.evaluate_with::<false>(beam, steps, left),
-            _ => self.evaluate_with::<true>(beam, steps, left),
+            Objective::Combos => self.evaluate_with::<false>(beam, steps),
+            _ => self.evaluate_with::<true>(beam, steps),
         }
     }
 
     /// [`Ctx::evaluate`]; `LIST`: the objective needs the combos listed
     /// (not only counted).
     #[inline(always)]
-    fn evaluate_with<const LIST: bool>(
-        &self,
-        beam: &[Node],
-        steps: &[Step],
-        left: usize,
-    ) -> Vec<Child> {
-        let far = self.p.rank.far;
+    fn evaluate_with<const LIST: bool>(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
         let g = self.g;
         let mut out = Vec::with_capacity(steps.len());
         let mut combos: Vec<Combo> = Vec::with_capacity(MAX_COMBOS);
@@ -569,17 +548,10 @@ impl Ctx<'_> {
                     rows: rows as u16,
                     at: node.at,
                 },
-                eval: {
-                    let e = self.shaped((cols, rows), &after, &tally, v);
-                    let dist = |t| if self.p.rank.moved >= 10 { target_distance2(g, &o, t) } else { target_distance(g, &o, t) };
-                    match self.target.iter().map(dist).min() {
-                        None => e,
-                        Some(h) if far >= 0.0 && h as f64 > left as f64 + far => {
-                            e - self.p.rank.target * h as f64 - FAR
-                        }
-                        Some(h) => e - self.p.rank.target * h as f64,
-                    }
-                },
+                eval: self.shaped((cols, rows), &after, &tally, v)
+                    - self.target.map_or(0.0, |t| {
+                        self.p.rank.target * target_distance(g, &o, t) as f64
+                    }),
                 value: v,
                 combos: tally.combos,
                 ceiling,
@@ -596,7 +568,7 @@ impl Ctx<'_> {
 /// dropped) in the beam's order on one thread, evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
-    solve_from(g, orbs, p, stop, &[], &[])
+    solve_from(g, orbs, p, stop, &[], None)
 }
 
 /// [`solve`] from the end of the drag `prefix` (cells, start first) instead
@@ -608,7 +580,7 @@ fn solve_from(
     p: &PadParams,
     stop: &dyn Stop,
     prefix: &[usize],
-    target: &[[u64; COLOURS]],
+    target: Option<&[u64; COLOURS]>,
 ) -> PadSolution {
     use rayon::prelude::*;
 
@@ -738,12 +710,12 @@ fn solve_from(
         }
         steps.retain(|s| seen.insert(s.hash ^ keys.cursor[s.next as usize]));
         let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
-            ctx.evaluate(&beam, &steps, p.max_path - d)
+            ctx.evaluate(&beam, &steps)
         } else {
             let chunk = steps.len().div_ceil(rayon::current_num_threads() * 4);
             steps
                 .par_chunks(chunk)
-                .map(|c| ctx.evaluate(&beam, c, p.max_path - d))
+                .map(|c| ctx.evaluate(&beam, c))
                 .collect::<Vec<_>>()
                 .concat()
         };
@@ -871,7 +843,6 @@ pub fn solve_anytime(
             ..p.clone()
         };
         let s = solve(g, orbs, &pass, stop);
-        if std::env::var_os("PAD_TRACE").is_some() { eprintln!("first w {width} len {} combos {}/{} nodes {}", s.path.len().saturating_sub(1), s.combos, s.max_combos, s.nodes); }
         max_path = p.max_path;
         nodes += s.nodes;
         let s_nodes = s.nodes;
@@ -884,25 +855,7 @@ pub fn solve_anytime(
         }
         if done {
             let mut last = s_nodes;
-            // The boards of the last paths at the maximum, the newest last.
-            let steer = p.rank.target > 0.0 && p.rank.targets > 0;
-            let aim = |path: &[usize]| -> Vec<[u64; COLOURS]> {
-                let t = target_of(g, orbs, path);
-                match p.rank.moved % 10 {
-                    0 => vec![t],
-                    1 => vec![t, moved_target(g, orbs, &t)],
-                    _ => vec![moved_target(g, orbs, &t)],
-                }
-            };
-            let mut groups: Vec<Vec<[u64; COLOURS]>> = Vec::new();
-            let mut targets: Vec<[u64; COLOURS]> = Vec::new();
-            if let Some(b) = best.as_ref().filter(|_| steer) {
-                groups.push(aim(&b.path));
-                targets = groups.concat();
-            }
-            let mut tailed = 0;
             while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
-                let was_len = b.path.len();
                 if stop.should_stop() || width >= p.width {
                     break;
                 }
@@ -916,28 +869,15 @@ pub fn solve_anytime(
                     Some(f) if f > 0.0 && f < 1.0 => {
                         let left = nodes as f64 * (1.0 - f) / f;
                         let fits = (width as f64 * 0.9 * left / last.max(1) as f64) as usize;
-                        let at: f64 = std::env::var("PAD_TAILS_AT").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
-                        if fits as f64 <= width as f64 * at && tailed != width {
+                        if fits <= width {
                             // No wider pass fits: the tails of the path
                             // at this width, until the clock stops them.
                             if let Some(b) = best.take() {
                                 let was = b.nodes;
                                 let t = shorten_tails(g, orbs, p, b, width, stop);
-                                if std::env::var_os("PAD_TRACE").is_some() { eprintln!("tails w {width} len {}", t.path.len().saturating_sub(1)); }
                                 nodes += t.nodes - was;
-                                if steer && t.path.len() < was_len {
-                                    if groups.len() == p.rank.targets {
-                                        groups.remove(0);
-                                    }
-                                    groups.push(aim(&t.path));
-                                    targets = groups.concat();
-                                }
                                 best = Some(t);
                             }
-                            tailed = width;
-                            continue;
-                        }
-                        if fits <= width {
                             break;
                         }
                         fits.min(width.saturating_mul(4))
@@ -949,7 +889,7 @@ pub fn solve_anytime(
                 // needs the best of them, diversity matters less.
                 let per_plan = match p.per_plan {
                     0 => 0,
-                    k => k.max(width / std::env::var("PAD_PLAN_WIDTH").ok().and_then(|v| v.parse().ok()).unwrap_or(PLAN_WIDTH)),
+                    k => k.max(width / PLAN_WIDTH),
                 };
                 let shorter = PadParams {
                     width,
@@ -958,18 +898,11 @@ pub fn solve_anytime(
                     rank: p.rank.for_shorter(),
                     ..p.clone()
                 };
-                let s = solve_from(g, orbs, &shorter, stop, &[], &targets);
-                if std::env::var_os("PAD_TRACE").is_some() { eprintln!("short w {width} max {} len {} combos {}/{} nodes {} depth {}", shorter.max_path, s.path.len().saturating_sub(1), s.combos, s.max_combos, s.nodes, s.depth); }
+                let want = (p.rank.target > 0.0).then(|| target_of(g, orbs, &b.path));
+                let s = solve_from(g, orbs, &shorter, stop, &[], want.as_ref());
                 nodes += s.nodes;
                 last = s.nodes;
                 if at_ceiling(&s) {
-                    if steer {
-                        if groups.len() == p.rank.targets {
-                            groups.remove(0);
-                        }
-                        groups.push(aim(&s.path));
-                        targets = groups.concat();
-                    }
                     best = Some(s);
                 }
             }
@@ -997,7 +930,6 @@ pub fn solve_anytime(
     // What is left of the budget: cut the path by local search (it keeps
     // the value or betters it: the combos and value of the new path).
     let cut = shorten(g, orbs, p, &b.path, stop);
-    if std::env::var_os("PAD_TRACE").is_some() { eprintln!("shorten {} -> {}", b.path.len().saturating_sub(1), cut.len().saturating_sub(1)); }
     if cut != b.path {
         b.value = path_value(g, orbs, &p.objective, b.max_combos, &cut);
         b.combos = orbs.dragged(&cut).resolve(g).combos.len() as u32;
@@ -1031,7 +963,7 @@ pub fn shorten_tails(
             rank: p.rank.for_shorter(),
             ..p.clone()
         };
-        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k], &[]);
+        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k], None);
         nodes += s.nodes;
         if s.value >= best.value && s.combos >= best.combos && s.path.len() < best.path.len() {
             best = s;
@@ -1242,52 +1174,6 @@ fn target_of(g: &Geometry, orbs: &Orbs, path: &[usize]) -> [u64; COLOURS] {
     b.masks.map(|m| m & first)
 }
 
-/// The shapes of `target` (per colour its cells) moved, each colour's
-/// as a whole, to where they are nearest ([`target_distance`]) to the
-/// orbs of `orbs`, colours with more cells first, no two on one cell
-/// (ties: the least move, the shapes where they were first).
-fn moved_target(g: &Geometry, orbs: &Orbs, target: &[u64; COLOURS]) -> [u64; COLOURS] {
-    let start = Bits::new(g, orbs);
-    let n = g.cells();
-    let mut order: Vec<usize> = (0..COLOURS).filter(|&c| target[c] != 0).collect();
-    order.sort_by_key(|&c| std::cmp::Reverse(target[c].count_ones()));
-    let mut out = [0u64; COLOURS];
-    let mut taken = 0u64;
-    let (rows, cols) = (g.rows as i32, g.cols as i32);
-    for c in order {
-        let cells: Vec<(i32, i32)> = (0..n)
-            .filter(|&i| target[c] & g.bit_of(i) != 0)
-            .map(|i| ((i / g.cols) as i32, (i % g.cols) as i32))
-            .collect();
-        let r0 = cells.iter().map(|x| x.0).min().unwrap_or(0);
-        let r1 = cells.iter().map(|x| x.0).max().unwrap_or(0);
-        let c0 = cells.iter().map(|x| x.1).min().unwrap_or(0);
-        let c1 = cells.iter().map(|x| x.1).max().unwrap_or(0);
-        let mut best: Option<(u32, i32, u64)> = None;
-        for dr in -r0..rows - r1 {
-            for dc in -c0..cols - c1 {
-                let t = cells.iter().fold(0u64, |a, &(r, k)| {
-                    a | g.bit_of(((r + dr) * cols + k + dc) as usize)
-                });
-                if t & taken != 0 {
-                    continue;
-                }
-                let mut one = [0u64; COLOURS];
-                one[c] = t;
-                let key = (target_distance(g, &start, &one), dr.abs() + dc.abs());
-                if best.is_none_or(|(h, m, _)| key < (h, m)) {
-                    best = Some((key.0, key.1, t));
-                }
-            }
-        }
-        // Every move overlaps a shape placed before: where it was.
-        let t = best.map_or(target[c], |b| b.2);
-        out[c] = t;
-        taken |= t;
-    }
-    out
-}
-
 /// Steps from `b` to the board `want` (per colour its cells) at a guess:
 /// for each cell `want` gives a colour it lacks, the distance to the
 /// nearest orb of that colour not on a cell `want` gives it (12 when there
@@ -1316,50 +1202,6 @@ fn target_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
         h += 12 * left.count_ones();
     }
     h
-}
-
-/// [`target_distance`], or when more the orbs' side: per colour the sum of
-/// the least distances from the free orbs (not on their target cells) to a
-/// cell lacking the colour, over as many orbs as cells lack it.
-#[inline]
-fn target_distance2(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
-    let mut total = 0;
-    for (&w, &m) in want.iter().zip(&b.masks) {
-        let left = w & !m;
-        if left == 0 {
-            continue;
-        }
-        let free = m & !w;
-        let need = left.count_ones();
-        if free == 0 {
-            total += 12 * need;
-            continue;
-        }
-        // Cells' side.
-        let (mut h1, mut l, mut reach, mut d) = (0, left, free, 0);
-        while l != 0 && d < 12 {
-            d += 1;
-            reach |= Bits::spread(g, reach);
-            let hit = l & reach;
-            h1 += d * hit.count_ones();
-            l &= !hit;
-        }
-        h1 += 12 * l.count_ones();
-        // Orbs' side.
-        let (mut h2, mut got, mut reach, mut d) = (0, 0, left, 0);
-        let mut f = free;
-        while got < need && d < 12 {
-            d += 1;
-            reach |= Bits::spread(g, reach);
-            let hit = (f & reach).count_ones().min(need - got);
-            h2 += d * hit;
-            got += hit;
-            f &= !reach;
-        }
-        h2 += 12 * (need - got);
-        total += h1.max(h2);
-    }
-    total
 }
 
 /// Columns and rows spanned by each colour with three orbs or more, summed
