@@ -854,17 +854,6 @@ pub fn solve_anytime(
             best = Some(s);
         }
         if done {
-            let knob = |k: &str, d: f64| -> f64 {
-                std::env::var(k)
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(d)
-            };
-            let last_frac = knob("PAD_LAST", 1.0);
-            let prev_mode = knob("PAD_PREV", 0.0) > 0.0;
-            let cont = knob("PAD_CONT", 0.0) > 0.0;
-            let grow = knob("PAD_GROW", 4.0) as usize;
-            let mut failed: Option<PadSolution> = None;
             let mut last = s_nodes;
             while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
                 if stop.should_stop() || width >= p.width {
@@ -880,19 +869,9 @@ pub fn solve_anytime(
                     Some(f) if f > 0.0 && f < 1.0 => {
                         let left = nodes as f64 * (1.0 - f) / f;
                         let fits = (width as f64 * 0.9 * left / last.max(1) as f64) as usize;
-                        let last_pass = fits < width.saturating_mul(grow);
-                        if fits <= width || (prev_mode && last_pass && failed.is_some()) {
+                        if fits <= width {
                             // No wider pass fits: the tails of the path
                             // at this width, until the clock stops them.
-                            if let (true, Some(fp), Some(b)) = (cont, failed.take(), best.as_ref())
-                            {
-                                let limit = b.path.len() - 2;
-                                let c = continue_failed(g, orbs, p, &fp, limit, width, stop);
-                                nodes += c.nodes;
-                                if at_ceiling(&c) && c.path.len() < b.path.len() {
-                                    best = Some(c);
-                                }
-                            }
                             if let Some(b) = best.take() {
                                 let was = b.nodes;
                                 let t = shorten_tails(g, orbs, p, b, width, stop);
@@ -901,13 +880,7 @@ pub fn solve_anytime(
                             }
                             break;
                         }
-                        if last_pass && prev_mode {
-                            width
-                        } else if last_pass {
-                            ((fits as f64 * last_frac) as usize).max(width + 1)
-                        } else {
-                            width.saturating_mul(grow)
-                        }
+                        fits.min(width.saturating_mul(4))
                     }
                     _ => width.saturating_mul(2),
                 };
@@ -930,10 +903,7 @@ pub fn solve_anytime(
                 nodes += s.nodes;
                 last = s.nodes;
                 if at_ceiling(&s) {
-                    failed = None;
                     best = Some(s);
-                } else {
-                    failed = Some(s);
                 }
             }
             break;
@@ -966,51 +936,6 @@ pub fn solve_anytime(
         b.path = cut;
     }
     b
-}
-
-/// From the best path of a failed pass `fp` (short of the ceiling), the
-/// ceiling within `limit` steps by searching its tails again.
-fn continue_failed(
-    g: &Geometry,
-    orbs: &Orbs,
-    p: &PadParams,
-    fp: &PadSolution,
-    limit: usize,
-    width: usize,
-    stop: &dyn Stop,
-) -> PadSolution {
-    let mut nodes = 0;
-    let mut t = 2;
-    let n = fp.path.len().saturating_sub(1);
-    let mut out: Option<PadSolution> = None;
-    while t <= n && !stop.should_stop() {
-        let k = n - t;
-        if limit > k {
-            let tail = PadParams {
-                width,
-                max_path: limit - k,
-                rank: p.rank.for_shorter(),
-                ..p.clone()
-            };
-            let s = solve_from(g, orbs, &tail, stop, &fp.path[..=k], None);
-            nodes += s.nodes;
-            if matches!(p.objective, Objective::Combos) && s.combos >= s.max_combos {
-                out = Some(s);
-                break;
-            }
-        }
-        t += 2;
-    }
-    let mut s = out.unwrap_or_else(|| PadSolution {
-        path: Vec::new(),
-        combos: 0,
-        max_combos: fp.max_combos,
-        value: 0.0,
-        nodes: 0,
-        depth: 0,
-    });
-    s.nodes = nodes;
-    s
 }
 
 /// A shorter path to the objective's ceiling than `best` (a solution at
