@@ -20,10 +20,6 @@
 //! Deterministic: with `Budget::width` (no clock) the result and node count are
 //! fixed for a board.
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use serde::{Deserialize, Serialize};
 
 use super::bits::BitBoard;
@@ -315,28 +311,15 @@ struct Pass<'a, B> {
     nodes: u64,
     groups: Vec<Group>,
     census: Census,
-    /// Best score of every board made this pass, by hash.
-    seen: HashMap<u64, i32, BuildHasherDefault<IdHasher>>,
+    /// Boards made this pass: (hash, best score), one slot per low bits of
+    /// the hash. A slot is overwritten by a new board, so a board is only
+    /// known while its slot holds it: small enough to stay in cache.
+    seen: Vec<(u64, i32)>,
     marker: std::marker::PhantomData<B>,
 }
 
-/// The hasher of already hashed keys.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) ^ b as u64;
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
+/// Slots of [`Pass::seen`] (a power of two).
+const SEEN_SLOTS: usize = 1 << 15;
 
 impl<'a, B: SolverBoard> Pass<'a, B> {
     fn record(&mut self, parent: u32, rep: u16) -> u32 {
@@ -379,6 +362,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
     fn run(&mut self, root: &B, width: usize, node_cap: u64) -> (Option<Best>, bool) {
         let total = root.remaining() as usize;
         self.seen.clear();
+        self.seen.resize(SEEN_SLOTS, (0, i32::MIN));
         let mut buckets: Vec<Vec<Node<B>>> = (0..=total).map(|_| Vec::new()).collect();
         buckets[total].push(Node {
             board: root.clone(),
@@ -427,17 +411,11 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                     // A board already made this pass with as good a score
                     // would win the bucket's duplicate removal over this one
                     // (best score, then first made): skip its evaluation.
-                    match self.seen.entry(hash) {
-                        Entry::Occupied(mut e) => {
-                            if *e.get() >= score {
-                                continue;
-                            }
-                            e.insert(score);
-                        }
-                        Entry::Vacant(e) => {
-                            e.insert(score);
-                        }
+                    let slot = &mut self.seen[hash as usize & (SEEN_SLOTS - 1)];
+                    if slot.0 == hash && slot.1 >= score {
+                        continue;
                     }
+                    *slot = (hash, score);
                     node.board
                         .child_census(&kept, i, &child, &mut child_groups, &mut self.census);
                     let value = evaluate(
@@ -515,7 +493,7 @@ fn worker<B: SolverBoard>(
         nodes: 0,
         groups: Vec::new(),
         census: Census::default(),
-        seen: HashMap::default(),
+        seen: Vec::new(),
         marker: std::marker::PhantomData,
     };
     let mut stats = SearchStats::default();
@@ -532,7 +510,7 @@ fn worker<B: SolverBoard>(
         nodes: 0,
         groups: Vec::new(),
         census: Census::default(),
-        seen: HashMap::default(),
+        seen: Vec::new(),
         marker: std::marker::PhantomData,
         ..pass
     };
