@@ -169,18 +169,26 @@ impl<const K: usize> BitBoard<K> {
     pub fn census_any_order(&self, out: &mut Vec<Group>, census: &mut Census) {
         out.clear();
         *census = Census::default();
+        self.tally(u128::MAX, out, census);
+    }
+
+    /// Adds to `census` the cells and lone cells of every colour, and to
+    /// `out` the groups of 2+ that have a cell in `band`.
+    #[inline(always)]
+    fn tally(&self, band: u128, out: &mut Vec<Group>, census: &mut Census) {
         let s = self.stride();
         for (&m, &id) in self.masks.iter().zip(&self.ids) {
             if m == 0 {
                 continue;
             }
             census.cells[id as usize] += m.count_ones() as u16;
-            let mut paired = m & ring(m, s);
+            let paired = m & ring(m, s);
             census.lone[id as usize] += (m & !paired).count_ones() as u16;
-            while paired != 0 {
-                let seed = paired & paired.wrapping_neg();
+            let mut near = paired & band;
+            while near != 0 {
+                let seed = near & near.wrapping_neg();
                 let g = flood(seed, m, s);
-                paired &= !g;
+                near &= !g;
                 out.push(Group {
                     rep: seed.trailing_zeros() as u16,
                     size: g.count_ones() as u16,
@@ -278,25 +286,7 @@ impl<const K: usize> BitBoard<K> {
                 out.push(g);
             }
         }
-        for (&m, &id) in child.masks.iter().zip(&child.ids) {
-            if m == 0 {
-                continue;
-            }
-            census.cells[id as usize] += m.count_ones() as u16;
-            let paired = m & ring(m, s);
-            census.lone[id as usize] += (m & !paired).count_ones() as u16;
-            let mut near = paired & child_band;
-            while near != 0 {
-                let seed = near & near.wrapping_neg();
-                let g = flood(seed, m, s);
-                near &= !g;
-                out.push(Group {
-                    rep: seed.trailing_zeros() as u16,
-                    size: g.count_ones() as u16,
-                    colour: id,
-                });
-            }
-        }
+        child.tally(child_band, out, census);
     }
 
     /// Columns holding at least one cell (they are the leftmost ones).
