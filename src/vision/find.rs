@@ -27,7 +27,9 @@
 //!    its extent, and again over only the stretch where its own lattice holds
 //!    (per line across it, edge strength at the teeth minus half a pitch
 //!    away): text or UI beside the board cannot set the other pitch. Square
-//!    tiles (the other pitch within 3 %) are always tried.
+//!    tiles (the other pitch within 3 %) are always tried, also over the
+//!    stretch where the teeth stand out relative to their strength (a dense
+//!    pixel-font bar no longer outweighs a board's soft circle sides).
 //! 5. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
 //!    positions) to get an exact pitch; the profile folded modulo the pitch
 //!    gives the tile centre as a centre of symmetry (tile centre or gap centre;
