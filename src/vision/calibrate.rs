@@ -1147,10 +1147,11 @@ fn calibrate_on(
 /// lattices that score nearly as well (see [`ReadParams`]) are learned and
 /// read too (only when the best one reads as a board), and the reading
 /// whose tiles fit their colours best ([`footprint`]) is kept: another
-/// lattice must beat the best's fit by [`ReadParams::better_fit`]. As the
-/// others are read only when the best lattice reads as a board, more tries
-/// do not turn a screen with no board into one. (Asking the others to read
-/// as a [`varied`] board too cost a right board and made two wrong sizes.)
+/// lattice must beat the best's fit by [`ReadParams::better_fit`]. (Asking
+/// the others to read as a [`varied`] board too cost a right board and made
+/// two wrong sizes.) When the best lattice is refused, another is read
+/// instead only when it is a board beyond doubt ([`rescued`]: varied, its
+/// tiles fitting their colours, no tile colour just beyond its edges).
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
@@ -1160,8 +1161,12 @@ pub fn read_auto(
 ) -> Result<(super::Reading, Calibration), VisionError> {
     let (reading, cal) = if opts.finds_grid() {
         let all = find_candidates(img, find_hints(opts, None), &opts.find)?;
-        let (reading, cal) = read_lattice(img, opts, &all[0])?;
         let p = &opts.read;
+        let (reading, cal) = match read_lattice(img, opts, &all[0]) {
+            Ok(x) => x,
+            Err(e) if e.is_no_board() => rescued(img, opts, &all).ok_or(e)?,
+            Err(e) => return Err(e),
+        };
         let mut fit = footprint(img, &cal, &reading.board, p.reach);
         let mut best = (reading, cal);
         for alt in alternatives(&all, p) {
@@ -1191,6 +1196,26 @@ pub fn read_auto(
     Ok((reading, cal))
 }
 
+/// When the finder's best lattice is refused, the first of its
+/// [`alternatives`] that reads as a board beyond doubt: a [`varied`] board
+/// whose tiles fit their colours ([`footprint`] at least
+/// [`ReadParams::rescue_fit`]) and whose edges are seen ([`bounded`]: no
+/// tile colour just beyond any side, so a filled corner of a half-played
+/// board is not taken for the board). A refusal stays a refusal otherwise.
+fn rescued(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    all: &[FoundGrid],
+) -> Option<(super::Reading, Calibration)> {
+    let p = &opts.read;
+    alternatives(all, p).into_iter().find_map(|alt| {
+        let (reading, cal) = read_lattice(img, opts, alt).ok()?;
+        let fit = footprint(img, &cal, &reading.board, p.reach);
+        (fit >= p.rescue_fit && varied(&reading.board) && bounded(img, &cal))
+            .then_some((reading, cal))
+    })
+}
+
 /// Tunables of [`read_auto`]'s choice among the finder's lattices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReadParams {
@@ -1208,6 +1233,10 @@ pub struct ReadParams {
     /// Another lattice's reading replaces the best's when its footprint
     /// is at least this much higher.
     pub better_fit: f64,
+    /// When the best lattice is refused, another is read instead only when
+    /// its footprint is at least this (and it passes the checks of
+    /// [`rescued`]).
+    pub rescue_fit: f64,
 }
 
 impl Default for ReadParams {
@@ -1218,6 +1247,7 @@ impl Default for ReadParams {
             alternative_pitch: 1.7,
             reach: 0.3,
             better_fit: 0.1,
+            rescue_fit: 0.95,
         }
     }
 }
@@ -1505,34 +1535,8 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
             if given.is_some() || count >= max {
                 continue;
             }
-            let mut next = cur.clone();
-            if rows {
-                next.rows += 1;
-                if before {
-                    next.grid.top -= next.grid.pitch_y();
-                }
-            } else {
-                next.cols += 1;
-                if before {
-                    next.grid.left -= next.grid.pitch_x();
-                }
-            }
-            if next.validate().is_err() {
+            let Some((next, line)) = beyond(img, &cur, rows, before) else {
                 continue;
-            }
-            let Ok(cells) = read_cells(img, &next) else {
-                continue;
-            };
-            let line: Vec<u8> = if rows {
-                let r = if before { 0 } else { next.rows - 1 };
-                (0..next.cols)
-                    .map(|c| cells[r * next.cols + c].value)
-                    .collect()
-            } else {
-                let c = if before { 0 } else { next.cols - 1 };
-                (0..next.rows)
-                    .map(|r| cells[r * next.cols + c].value)
-                    .collect()
             };
             let mut colours: Vec<u8> = line.clone();
             colours.sort_unstable();
@@ -1558,6 +1562,56 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
         break;
     }
     grown.then_some(cur)
+}
+
+/// The calibration grown by one line just beyond its lattice (a row when
+/// `rows`, before the first when `before`, else after the last) and that
+/// line's readings with the calibration's palette; None when the line does
+/// not fit in the picture.
+fn beyond(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    before: bool,
+) -> Option<(Calibration, Vec<u8>)> {
+    let mut next = cal.clone();
+    if rows {
+        next.rows += 1;
+        if before {
+            next.grid.top -= next.grid.pitch_y();
+        }
+    } else {
+        next.cols += 1;
+        if before {
+            next.grid.left -= next.grid.pitch_x();
+        }
+    }
+    next.validate().ok()?;
+    let cells = read_cells(img, &next).ok()?;
+    let line: Vec<u8> = if rows {
+        let r = if before { 0 } else { next.rows - 1 };
+        (0..next.cols)
+            .map(|c| cells[r * next.cols + c].value)
+            .collect()
+    } else {
+        let c = if before { 0 } else { next.cols - 1 };
+        (0..next.rows)
+            .map(|r| cells[r * next.cols + c].value)
+            .collect()
+    };
+    Some((next, line))
+}
+
+/// True when no cell just beyond the lattice (the row or column past each
+/// side, where it fits in the picture) reads as a tile colour of its own
+/// palette: the board's edges are seen. A lattice over part of a larger
+/// board (a fully filled corner of a half-played board) has tiles beyond it.
+fn bounded(img: &RgbImage, cal: &Calibration) -> bool {
+    [(true, true), (true, false), (false, true), (false, false)]
+        .iter()
+        .all(|&(rows, before)| {
+            beyond(img, cal, rows, before).is_none_or(|(_, line)| line.iter().all(|&v| v > 9))
+        })
 }
 
 /// The robust colour and spread of the gaps between the cells of lattice

@@ -27,7 +27,9 @@
 //!    its extent, and again over only the stretch where its own lattice holds
 //!    (per line across it, edge strength at the teeth minus half a pitch
 //!    away): text or UI beside the board cannot set the other pitch. Square
-//!    tiles (the other pitch within 3 %) are always tried.
+//!    tiles (the other pitch within 3 %) are always tried, also over the
+//!    stretch where the teeth stand out relative to their strength (a dense
+//!    pixel-font bar no longer outweighs a board's soft circle sides).
 //! 5. *Refinement*: the teeth are fitted by least squares (sub-pixel peak
 //!    positions) to get an exact pitch; the profile folded modulo the pitch
 //!    gives the tile centre as a centre of symmetry (tile centre or gap centre;
@@ -289,7 +291,14 @@ impl Edges {
     /// a pitch; the stretch around the strongest line where it stays above a
     /// quarter of the peak, widened by half a pitch. `None` when the lattice
     /// holds nowhere.
-    fn support(&self, c: &Comb, vertical: bool) -> Option<(usize, usize)> {
+    ///
+    /// `relative`: each tooth's difference is taken relative to the two
+    /// strengths' sum (`(t - m) / (t + m + RELATIVE_FLOOR)`), so lines of
+    /// dense, strong edges (a pixel font, a textured bar) where the teeth
+    /// happen to land on edges no longer outweigh the board's softer but
+    /// clean tile sides (circles, blurred tiles), whose middles are plain.
+    fn support(&self, c: &Comb, vertical: bool, relative: bool) -> Option<(usize, usize)> {
+        const RELATIVE_FLOOR: f32 = 4.0;
         let (along, across) = if vertical {
             (self.w, self.h)
         } else {
@@ -319,7 +328,12 @@ impl Edges {
                     .iter()
                     .map(|&(t, m)| {
                         let tooth = at(t - 1, line).max(at(t, line)).max(at(t + 1, line));
-                        tooth - at(m, line)
+                        let mid = at(m, line);
+                        if relative {
+                            (tooth - mid) / (tooth + mid + RELATIVE_FLOOR)
+                        } else {
+                            tooth - mid
+                        }
                     })
                     .sum::<f32>()
                     / teeth.len() as f32
@@ -1292,6 +1306,21 @@ fn search(
         phase: c.phase + by as f64,
         ..c
     };
+    // Where the comb's lattice holds, by absolute tooth contrast (other
+    // pitches near this one are tried there, and square tiles), and by
+    // relative contrast when that finds another stretch (square tiles only:
+    // the board beside a denser bar or text of its pitch).
+    let supports = |c: &Comb, vertical: bool| -> Vec<((usize, usize), bool)> {
+        let mut out: Vec<((usize, usize), bool)> = Vec::with_capacity(2);
+        for relative in [false, true] {
+            if let Some(s) = edges.support(c, vertical, relative) {
+                if !out.iter().any(|o| o.0 == s) {
+                    out.push((s, !relative));
+                }
+            }
+        }
+        out
+    };
     let pair_x = |a: &Comb| -> Vec<(Comb, Comb)> {
         let mut out = Vec::new();
         let (x0, x1) = span(a, w);
@@ -1299,12 +1328,13 @@ fn search(
         for b in combs(&py, &near(a), 2) {
             out.push((*a, b));
         }
-        if let Some((y0, y1)) = edges.support(a, true) {
-            for b in
+        for ((y0, y1), any) in supports(a, true) {
+            let near = if any {
                 combs(&py[y0..y1], &near(a), 2)
-                    .into_iter()
-                    .chain(combs(&py[y0..y1], &square(a), 1))
-            {
+            } else {
+                Vec::new()
+            };
+            for b in near.into_iter().chain(combs(&py[y0..y1], &square(a), 1)) {
                 out.push((*a, shifted(b, y0)));
             }
         }
@@ -1317,12 +1347,13 @@ fn search(
         for a in combs(&px, &near(b), 2) {
             out.push((a, *b));
         }
-        if let Some((x0, x1)) = edges.support(b, false) {
-            for a in
+        for ((x0, x1), any) in supports(b, false) {
+            let near = if any {
                 combs(&px[x0..x1], &near(b), 2)
-                    .into_iter()
-                    .chain(combs(&px[x0..x1], &square(b), 1))
-            {
+            } else {
+                Vec::new()
+            };
+            for a in near.into_iter().chain(combs(&px[x0..x1], &square(b), 1)) {
                 out.push((shifted(a, x0), *b));
             }
         }
