@@ -144,6 +144,12 @@ fn main() -> ExitCode {
         }
         let m = fw.to(&g, &o, &targets, bd, len, false);
         eprintln!("{i} targets {}", targets.len());
+        if let Some(ex) = std::env::var("MEET_X").ok().and_then(|v| v.parse::<usize>().ok()) {
+            if len <= ex + 1 {
+                let f = gridbot::games::pad::meet::fewest_steps_to(&g, &o, s.max_combos, len.min(ex + 1) - 1);
+                println!("{i} beam {len} fewest {:?} (searched to {})", f, len.min(ex + 1) - 1);
+            }
+        }
         let t2 = t0.elapsed();
         let mlen = m.as_ref().map_or(len, |p| p.len() - 1);
         println!(

@@ -259,3 +259,45 @@ impl Forward {
         ok.then_some(path)
     }
 }
+
+/// The fewest steps (at most `depth`) of any drag from `orbs` whose board
+/// resolves to `want` combos or more, by breadth-first search over every
+/// state (exhaustive: for measuring how far the beam is from the best).
+pub fn fewest_steps_to(g: &Geometry, orbs: &Orbs, want: u32, depth: usize) -> Option<usize> {
+    use super::rules::{Bits, Combo};
+    let pack = Pack::new(g);
+    let start = pack.board(g, orbs);
+    let unpack = |b: u128| {
+        let mut o = *orbs;
+        for i in 0..g.cells() {
+            o.cells[i] = ((b >> (i as u32 * pack.bits)) & pack.mask) as u8;
+        }
+        o
+    };
+    let mut arena = Vec::new();
+    let mut seen: HashMap<u64, (), BuildHasherDefault<Pass>> = HashMap::default();
+    let mut layer: Vec<State> = (0..g.cells())
+        .map(|i| {
+            seen.insert(Pack::key(start, i), ());
+            State {
+                board: start,
+                cur: i as u8,
+                prev: u8::MAX,
+                at: 0,
+            }
+        })
+        .collect();
+    for d in 1..=depth {
+        let fresh = |k: u64, _| seen.insert(k, ()).is_none();
+        layer = expand(g, &pack, 4, &layer, &mut arena, fresh, true);
+        arena.clear();
+        for s in &layer {
+            let mut n = 0u32;
+            Bits::new(g, &unpack(s.board)).resolve(g, &mut |_: Combo| n += 1);
+            if n >= want {
+                return Some(d);
+            }
+        }
+    }
+    None
+}
