@@ -1,7 +1,6 @@
 //! The orb-drag family (Puzzle & Dragons, Tower of Saviors): rules and the
 //! path solver, and [`Pad`], the family as a [`Game`].
 
-pub mod meet;
 pub mod rules;
 pub mod solver;
 
