@@ -836,10 +836,6 @@ pub fn solve_anytime(
     let at_ceiling =
         |s: &PadSolution| matches!(p.objective, Objective::Combos) && s.combos >= s.max_combos;
     let mut max_path = p.max_path.min(FIRST_ROUNDS);
-    let early: u32 = std::env::var("PAD_EARLYTAIL")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
     loop {
         let pass = PadParams {
             width,
@@ -857,21 +853,7 @@ pub fn solve_anytime(
         if better {
             best = Some(s);
         }
-        if !done && std::env::var_os("PAD_TRACE").is_some() {
-            eprintln!("pass w {width} fail len {} spent {:.3}", best.as_ref().map_or(0, |b| b.path.len() - 1), stop.spent().unwrap_or(0.0));
-        }
         if done {
-            if std::env::var_os("PAD_TRACE").is_some() {
-                eprintln!("first-max w {width} len {} spent {:.3}", best.as_ref().map_or(0, |b| b.path.len() - 1), stop.spent().unwrap_or(0.0));
-            }
-            if early >= 2 {
-                if let Some(b) = best.take() {
-                    let was = b.nodes;
-                    let t = shorten_tails(g, orbs, p, b, width, stop);
-                    nodes += t.nodes - was;
-                    best = Some(t);
-                }
-            }
             let mut last = s_nodes;
             while let Some(b) = best.as_ref().filter(|b| b.path.len() > 2) {
                 if stop.should_stop() || width >= p.width {
@@ -893,9 +875,6 @@ pub fn solve_anytime(
                             if let Some(b) = best.take() {
                                 let was = b.nodes;
                                 let t = shorten_tails(g, orbs, p, b, width, stop);
-                                if std::env::var_os("PAD_TRACE").is_some() {
-                                    eprintln!("tails w {width} -> {} spent {:.3}", t.path.len() - 1, stop.spent().unwrap_or(0.0));
-                                }
                                 nodes += t.nodes - was;
                                 best = Some(t);
                             }
@@ -923,16 +902,7 @@ pub fn solve_anytime(
                 let s = solve_from(g, orbs, &shorter, stop, &[], want.as_ref());
                 nodes += s.nodes;
                 last = s.nodes;
-                if std::env::var_os("PAD_TRACE").is_some() {
-                    eprintln!("short w {width} limit {} -> {} spent {:.3}", b.path.len() - 2, if at_ceiling(&s) { s.path.len() as i64 - 1 } else { -1 }, stop.spent().unwrap_or(0.0));
-                }
                 if at_ceiling(&s) {
-                    let mut s = s;
-                    if early >= 1 {
-                        let was = s.nodes;
-                        s = shorten_tails(g, orbs, p, s, width, stop);
-                        nodes += s.nodes - was;
-                    }
                     best = Some(s);
                 }
             }
