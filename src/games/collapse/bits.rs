@@ -392,14 +392,29 @@ impl<const K: usize> BitBoard<K> {
         size
     }
 
-    /// A 64-bit hash of the masks, for duplicate removal.
+    /// A 64-bit hash of the masks, for duplicate removal: each mask's two
+    /// words multiplied together (after mixing in constants that differ per
+    /// slot), folded and summed, so the multiplies do not wait on each other.
     #[inline]
     pub fn hash64(&self) -> u64 {
+        const SEEDS: [u64; 10] = [
+            0x243f_6a88_85a3_08d3,
+            0x1319_8a2e_0370_7344,
+            0xa409_3822_299f_31d0,
+            0x082e_fa98_ec4e_6c89,
+            0x4528_21e6_38d0_1377,
+            0xbe54_66cf_34e9_0c6c,
+            0xc0ac_29b7_c97c_50dd,
+            0x3f84_d5b5_b547_0917,
+            0x9216_d5d9_8979_fb1b,
+            0xd131_0ba6_98df_b5ac,
+        ];
         let mut h = 0u64;
-        for &m in &self.masks {
-            for word in [m as u64, (m >> 64) as u64] {
-                h = (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-            }
+        for (k, &m) in self.masks.iter().enumerate() {
+            let a = (m as u64) ^ SEEDS[(2 * k) % 10];
+            let b = ((m >> 64) as u64) ^ SEEDS[(2 * k + 1) % 10];
+            let p = (a as u128).wrapping_mul(b as u128);
+            h = h.wrapping_add(((p as u64) ^ ((p >> 64) as u64)).rotate_left(k as u32 * 13));
         }
         h
     }
