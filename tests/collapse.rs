@@ -186,6 +186,11 @@ fn bit_board_matches_byte_board() {
                     let n2 = bits.remove_group(g2[k].rep);
                     prop_assert_eq!(n1, n2);
                     prop_assert_eq!(bytes.to_board(), bits.to_board());
+                    // Removing the group by the mask its census found makes
+                    // the same child (what the solver does).
+                    let mut by_mask = parent.clone();
+                    prop_assert_eq!(by_mask.remove_found(&found, k), n2);
+                    prop_assert_eq!(&by_mask, &bits);
                     // The child's census from its parent's groups equals the
                     // census from scratch (groups compared by size and colour).
                     let (mut g3, mut g4) = (Vec::new(), Vec::new());

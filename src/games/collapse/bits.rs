@@ -315,50 +315,69 @@ impl<const K: usize> BitBoard<K> {
         let Some(k) = self.masks.iter().position(|&m| m & bit != 0) else {
             return 0;
         };
-        let s = self.stride();
-        let g = flood(bit, self.masks[k], s);
+        let g = flood(bit, self.masks[k], self.stride());
+        self.remove_mask(k, g)
+    }
+
+    /// Removes group `removed` of `found` (from [`BitBoard::census_masks`]
+    /// of this board); returns its size.
+    pub fn remove_found(&mut self, found: &[(Group, u128)], removed: usize) -> u32 {
+        let Some(&(group, g)) = found.get(removed) else {
+            return 0;
+        };
+        match self.ids.iter().position(|&id| id == group.colour) {
+            Some(k) if self.masks[k] & g == g => self.remove_mask(k, g),
+            _ => 0,
+        }
+    }
+
+    /// Removes the cells `g` (a group of 2+ of colour slot `k`), lets the
+    /// cells above fall and closes emptied columns; returns the group's size.
+    fn remove_mask(&mut self, k: usize, g: u128) -> u32 {
         let size = g.count_ones();
         if size < 2 {
             return size;
         }
+        let s = self.stride();
+        let occ = self.occupied();
         self.masks[k] &= !g;
         let col_bits = self.column_bits();
         // Bit c: column c lost its last cell.
         let mut emptied = 0u32;
-        // Gravity, in the group's columns: each removed cell, highest first,
-        // lets the cells above it in its column drop by one.
+        // Gravity, in the group's columns: the cells above the removed ones
+        // in a column drop into the gap (the removed cells are empty in
+        // every mask now).
         let (first, last) = (g.trailing_zeros() / s, (127 - g.leading_zeros()) / s);
         for c in first..=last {
             let shift = c * s;
-            let gone = ((g >> shift) as u64) & col_bits as u64;
+            let col = col_bits << shift;
+            let gone = g & col;
             if gone == 0 {
                 continue;
             }
-            // Most groups take one run of cells from a column.
-            let run_low = (1u64 << gone.trailing_zeros()) - 1;
-            let run_len = gone.count_ones();
-            let run = ((gone >> gone.trailing_zeros()) + 1).is_power_of_two();
-            for m in self.masks.iter_mut() {
-                let mut x = ((*m >> shift) as u64) & col_bits as u64;
-                if x == 0 {
-                    continue;
+            if occ & col == gone {
+                emptied |= 1 << c;
+                continue;
+            }
+            let t = gone.trailing_zeros();
+            let len = gone.count_ones();
+            if (gone >> t).wrapping_add(1).is_power_of_two() {
+                // Most groups take one run of cells from a column: all
+                // above it drop at once.
+                let above = col & !((1u128 << (t + len)) - 1);
+                for m in self.masks.iter_mut() {
+                    *m = (*m & !above) | ((*m & above) >> len);
                 }
-                if run {
-                    // One run of removed cells: all above it drop at once.
-                    x = (x & run_low) | ((x >> run_len) & !run_low);
-                } else {
-                    let mut r = gone;
-                    while r != 0 {
-                        let p = 63 - r.leading_zeros();
-                        r &= !(1u64 << p);
-                        let low = (1u64 << p) - 1;
-                        x = (x & low) | ((x >> 1) & !low);
+            } else {
+                let mut r = gone;
+                while r != 0 {
+                    let p = 127 - r.leading_zeros();
+                    r &= !(1u128 << p);
+                    let above = col & !((1u128 << (p + 1)) - 1);
+                    for m in self.masks.iter_mut() {
+                        *m = (*m & !above) | ((*m & above) >> 1);
                     }
                 }
-                *m = (*m & !(col_bits << shift)) | ((x as u128) << shift);
-            }
-            if (self.occupied() >> shift) & col_bits == 0 {
-                emptied |= 1 << c;
             }
         }
         // Close the emptied columns to the left, rightmost first.
@@ -373,14 +392,29 @@ impl<const K: usize> BitBoard<K> {
         size
     }
 
-    /// A 64-bit hash of the masks, for duplicate removal.
+    /// A 64-bit hash of the masks, for duplicate removal: each mask's two
+    /// words multiplied together (after mixing in constants that differ per
+    /// slot), folded and summed, so the multiplies do not wait on each other.
     #[inline]
     pub fn hash64(&self) -> u64 {
+        const SEEDS: [u64; 10] = [
+            0x243f_6a88_85a3_08d3,
+            0x1319_8a2e_0370_7344,
+            0xa409_3822_299f_31d0,
+            0x082e_fa98_ec4e_6c89,
+            0x4528_21e6_38d0_1377,
+            0xbe54_66cf_34e9_0c6c,
+            0xc0ac_29b7_c97c_50dd,
+            0x3f84_d5b5_b547_0917,
+            0x9216_d5d9_8979_fb1b,
+            0xd131_0ba6_98df_b5ac,
+        ];
         let mut h = 0u64;
-        for &m in &self.masks {
-            for word in [m as u64, (m >> 64) as u64] {
-                h = (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-            }
+        for (k, &m) in self.masks.iter().enumerate() {
+            let a = (m as u64) ^ SEEDS[(2 * k) % 10];
+            let b = ((m >> 64) as u64) ^ SEEDS[(2 * k + 1) % 10];
+            let p = (a as u128).wrapping_mul(b as u128);
+            h = h.wrapping_add(((p as u64) ^ ((p >> 64) as u64)).rotate_left(k as u32 * 13));
         }
         h
     }

@@ -59,6 +59,11 @@ pub trait SolverBoard: Clone + Send + Sync {
     ) {
         child.census_any_order(out, census)
     }
+    /// Removes group `removed` of the last `census_keep` (whose cell index
+    /// is `rep`); returns its size.
+    fn remove_kept(&mut self, _kept: &Self::Kept, _removed: usize, rep: u16) -> u32 {
+        self.remove_group(rep)
+    }
     fn hash64(&self) -> u64;
     fn cell_of(&self, rep: u16) -> Cell;
     fn to_board(&self) -> Board;
@@ -104,6 +109,9 @@ macro_rules! solver_board {
                 census: &mut Census,
             ) {
                 <$ty>::child_census(self, kept, removed, child, out, census)
+            }
+            fn remove_kept(&mut self, kept: &Self::Kept, removed: usize, _rep: u16) -> u32 {
+                <$ty>::remove_found(self, kept, removed)
             })?
         }
     };
@@ -404,7 +412,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                 for (i, g) in groups.iter().enumerate() {
                     any = true;
                     let mut child = node.board.clone();
-                    let n = child.remove_group(g.rep);
+                    let n = child.remove_kept(&kept, i, g.rep);
                     let score = node.score + self.scoring.group_points(n);
                     self.nodes += 1;
                     let hash = child.hash64();
