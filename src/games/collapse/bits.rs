@@ -38,6 +38,21 @@ impl<const K: usize> std::fmt::Debug for BitBoard<K> {
     }
 }
 
+/// PopStar's stride (10 rows and a guard bit). The hot paths are compiled
+/// for it as a constant too: a `u128` shift by a constant is two
+/// instructions, by a variable amount five or more.
+const FAST_STRIDE: u32 = 11;
+
+/// The stride `s`, or `S` when it is a constant (not 0).
+#[inline(always)]
+fn stride_of<const S: u32>(s: u32) -> u32 {
+    if S == 0 {
+        s
+    } else {
+        S
+    }
+}
+
 /// The cells of `m` that touch a cell of `m`, and `m`'s four-neighbourhood
 /// grown by one ring: both from the same four shifts.
 #[inline(always)]
@@ -169,14 +184,23 @@ impl<const K: usize> BitBoard<K> {
     pub fn census_any_order(&self, out: &mut Vec<Group>, census: &mut Census) {
         out.clear();
         *census = Census::default();
-        self.tally(u128::MAX, out, census);
+        self.tally_any(u128::MAX, out, census);
+    }
+
+    /// [`BitBoard::tally`] with the stride as a constant where it can be.
+    fn tally_any(&self, band: u128, out: &mut Vec<Group>, census: &mut Census) {
+        if self.stride() == FAST_STRIDE {
+            self.tally::<FAST_STRIDE>(band, out, census)
+        } else {
+            self.tally::<0>(band, out, census)
+        }
     }
 
     /// Adds to `census` the cells and lone cells of every colour, and to
     /// `out` the groups of 2+ that have a cell in `band`.
     #[inline(always)]
-    fn tally(&self, band: u128, out: &mut Vec<Group>, census: &mut Census) {
-        let s = self.stride();
+    fn tally<const S: u32>(&self, band: u128, out: &mut Vec<Group>, census: &mut Census) {
+        let s = stride_of::<S>(self.stride());
         for (&m, &id) in self.masks.iter().zip(&self.ids) {
             if m == 0 {
                 continue;
@@ -209,10 +233,24 @@ impl<const K: usize> BitBoard<K> {
         census: &mut Census,
         found: &mut Vec<(Group, u128)>,
     ) {
+        if self.stride() == FAST_STRIDE {
+            self.census_masks_s::<FAST_STRIDE>(out, census, found)
+        } else {
+            self.census_masks_s::<0>(out, census, found)
+        }
+    }
+
+    #[inline(always)]
+    fn census_masks_s<const S: u32>(
+        &self,
+        out: &mut Vec<Group>,
+        census: &mut Census,
+        found: &mut Vec<(Group, u128)>,
+    ) {
         out.clear();
         found.clear();
         *census = Census::default();
-        let s = self.stride();
+        let s = stride_of::<S>(self.stride());
         let mut paired = [0u128; K];
         let mut all = 0u128;
         for (k, (&m, &id)) in self.masks.iter().zip(&self.ids).enumerate() {
@@ -286,7 +324,7 @@ impl<const K: usize> BitBoard<K> {
                 out.push(g);
             }
         }
-        child.tally(child_band, out, census);
+        child.tally_any(child_band, out, census);
     }
 
     /// Columns holding at least one cell (they are the leftmost ones).
