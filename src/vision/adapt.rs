@@ -310,12 +310,7 @@ impl Tracker {
     fn follow(&mut self, cells: &[CellReading]) {
         let pal = &self.live.palette;
         // Entries: the colours, then the empty colours, each with its value.
-        let entries: Vec<(u8, Lab)> = pal
-            .colours
-            .iter()
-            .map(|c| (c.index, c.lab))
-            .chain(pal.empty.iter().map(|&l| (EMPTY, l)))
-            .collect();
+        let entries = pal.references();
         let base = &self.base.palette;
         let origin: Vec<Lab> = base
             .colours

@@ -1265,12 +1265,7 @@ fn footprint(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> f6
     const POINTS: usize = 12;
     let g = &cal.grid;
     let pal = &cal.palette;
-    let refs: Vec<(u8, Lab)> = pal
-        .colours
-        .iter()
-        .map(|p| (p.index, p.lab))
-        .chain(pal.empty.iter().map(|&e| (EMPTY, e)))
-        .collect();
+    let refs = pal.references();
     let (rx, ry) = (reach * g.cell_width, reach * g.cell_height);
     let (mut agree, mut disagree) = (0usize, 0usize);
     for r in 0..board.rows() {

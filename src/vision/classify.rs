@@ -60,10 +60,7 @@ fn pixel_at(img: &RgbImage, x: f64, y: f64) -> [u8; 3] {
 /// [`Calibration::scaled_to`]); [`read_cells`] does that for you.
 fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
     let g = &cal.grid;
-    let mut refs: Vec<(u8, Lab)> =
-        Vec::with_capacity(cal.palette.colours.len() + cal.palette.empty.len());
-    refs.extend(cal.palette.colours.iter().map(|c| (c.index, c.lab)));
-    refs.extend(cal.palette.empty.iter().map(|&l| (EMPTY, l)));
+    let refs = cal.palette.references();
     let offsets: Vec<(f64, f64)> = cal
         .sampling
         .points

@@ -211,6 +211,18 @@ pub struct Palette {
     pub refuse: Vec<Lab>,
 }
 
+impl Palette {
+    /// Every reference colour with the value it reads as: the colours
+    /// (their index), then the empty colours (`EMPTY`).
+    pub fn references(&self) -> Vec<(u8, Lab)> {
+        self.colours
+            .iter()
+            .map(|c| (c.index, c.lab))
+            .chain(self.empty.iter().map(|&l| (crate::board::EMPTY, l)))
+            .collect()
+    }
+}
+
 fn default_max_spread() -> f32 {
     15.0
 }
