@@ -65,7 +65,12 @@ fn ring(m: u128, s: u32) -> u128 {
 fn flood(seed: u128, m: u128, s: u32) -> u128 {
     let mut g = seed;
     loop {
-        let next = (g | ring(g, s)) & m;
+        // The cells above `g` in its runs of `m` come at once: adding `g`
+        // to `m` carries through each run from its lowest cell of `g` to
+        // the run's end (columns end in a guard bit, so no carry leaves a
+        // column).
+        let up = ((m.wrapping_add(g) ^ m) | g) & m;
+        let next = (up | ring(up, s)) & m;
         if next == g {
             return g;
         }
@@ -299,13 +304,28 @@ impl<const K: usize> BitBoard<K> {
         let s = self.stride();
         let w = self.w as u32;
         let taken = found[removed].1;
+        let emptied = self.used_columns() - child.used_columns();
+        if emptied == 0 {
+            // No column closed, so no cell changed column: only the cells
+            // from each column's lowest removed cell up changed, and only
+            // groups meeting them or their neighbours differ.
+            let dirty = self.dirty_above(taken);
+            out.clear();
+            *census = Census::default();
+            for &(g, m) in found {
+                if m & dirty == 0 {
+                    out.push(g);
+                }
+            }
+            child.tally_any(dirty, out, census);
+            return;
+        }
         let (lo, hi) = (
             taken.trailing_zeros() / s,
             (127 - taken.leading_zeros()) / s,
         );
         let lo = lo.saturating_sub(1);
         let hi = (hi + 1).min(w - 1);
-        let emptied = self.used_columns() - child.used_columns();
         let band = |lo: u32, hi: u32| -> u128 {
             let top = (hi + 1) * s;
             let upper = if top >= 128 {
@@ -325,6 +345,36 @@ impl<const K: usize> BitBoard<K> {
             }
         }
         child.tally_any(child_band, out, census);
+    }
+
+    /// The cells that can differ in a child made by removing `taken` when
+    /// no column empties: in each column of `taken`, its lowest cell and all
+    /// above (what falls), and their four neighbours.
+    fn dirty_above(&self, taken: u128) -> u128 {
+        let s = self.stride();
+        let mut region = 0u128;
+        let mut rest = taken;
+        while rest != 0 {
+            let low = rest.trailing_zeros();
+            let top = (low / s) * s + self.h as u32;
+            // Bits low..top (top < 128: the guard bit of a column is above it).
+            let span = ((1u128 << top) - 1) & !((1u128 << low) - 1);
+            region |= span;
+            rest &= !span;
+        }
+        let cells = region | ring(region, s);
+        cells & self.real_cells()
+    }
+
+    /// Every real cell of the board (no guard bits, no columns past the width).
+    #[inline]
+    fn real_cells(&self) -> u128 {
+        let s = self.stride();
+        let mut out = 0u128;
+        for c in 0..self.w as u32 {
+            out |= self.column_bits() << (c * s);
+        }
+        out
     }
 
     /// Columns holding at least one cell (they are the leftmost ones).
