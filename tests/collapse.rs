@@ -1,9 +1,11 @@
 //! Collapse rules and solver: hand-checked boards, the fast board against the
 //! naive reference under proptest, and exact solver signatures.
 
+use ethnum::U256;
 use gridbot::act::Move;
 use gridbot::board::Cell;
 use gridbot::board::{Board, EMPTY};
+use gridbot::games::collapse::mask::Mask;
 use gridbot::games::collapse::rules::naive;
 use gridbot::games::collapse::{
     solve, BitBoard, CBoard, Census, Collapse, Group, Scoring, SolverParams,
@@ -75,7 +77,14 @@ fn arb_board() -> impl Strategy<Value = Board> {
 
 /// Random boards of 2 to `max_rows` rows and 2 to 8 columns.
 fn arb_board_rows(max_rows: usize) -> impl Strategy<Value = Board> {
-    (2usize..=max_rows, 2usize..9, 2u8..6).prop_flat_map(|(rows, cols, k)| {
+    arb_board_sized(2..=max_rows, 2..=8)
+}
+
+fn arb_board_sized(
+    rows: std::ops::RangeInclusive<usize>,
+    cols: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = Board> {
+    (rows, cols, 2u8..6).prop_flat_map(|(rows, cols, k)| {
         proptest::collection::vec(1u8..=k, rows * cols)
             .prop_map(move |cells| Board::from_cells(rows, cols, cells))
     })
@@ -159,6 +168,63 @@ fn fast_board_matches_naive_reference() {
 
 /// The bit board lists the same groups, lone cells and boards as the byte
 /// board under random play, and the solver makes the same search on both.
+fn bit_board_agrees<M: Mask>(board: &Board, picks: &[usize]) -> Result<(), TestCaseError> {
+    let mut bytes = CBoard::<400>::from_board(board).expect("fits");
+    let mut bits = BitBoard::<5, M>::from_board(board).expect("fits");
+    let (mut g1, mut g2) = (Vec::new(), Vec::new());
+    let (mut c1, mut c2) = (Census::default(), Census::default());
+    let mut found = Vec::new();
+    for &pick in picks {
+        bytes.census(&mut g1, &mut c1);
+        bits.census_masks(&mut g2, &mut c2, &mut found);
+        prop_assert_eq!(c1, c2, "census on {}", bytes.to_board());
+        prop_assert_eq!(g1.len(), g2.len());
+        for (a, b) in g1.iter().zip(&g2) {
+            prop_assert_eq!(bytes.cell_of(a.rep), bits.cell_of(b.rep));
+            prop_assert_eq!((a.size, a.colour), (b.size, b.colour));
+        }
+        prop_assert_eq!(bytes.has_move(), bits.has_move());
+        prop_assert_eq!(bytes.remaining(), bits.remaining());
+        if g1.is_empty() {
+            break;
+        }
+        let k = pick % g1.len();
+        let n1 = bytes.remove_group(g1[k].rep);
+        let parent = bits.clone();
+        let n2 = bits.remove_group(g2[k].rep);
+        prop_assert_eq!(n1, n2);
+        prop_assert_eq!(bytes.to_board(), bits.to_board());
+        // Removing the group by the mask its census found makes the same
+        // child (what the solver does).
+        let mut by_mask = parent.clone();
+        prop_assert_eq!(by_mask.remove_found(&found, k), n2);
+        prop_assert_eq!(&by_mask, &bits);
+        // The child's census from its parent's groups equals the census
+        // from scratch (groups compared by size and colour).
+        let (mut g3, mut g4) = (Vec::new(), Vec::new());
+        let (mut c3, mut c4) = (Census::default(), Census::default());
+        parent.child_census(&found, k, &bits, &mut g3, &mut c3);
+        bits.census_any_order(&mut g4, &mut c4);
+        prop_assert_eq!(c3, c4);
+        let key = |g: &Vec<Group>| {
+            let mut v: Vec<(u16, u8)> = g.iter().map(|g| (g.size, g.colour)).collect();
+            v.sort_unstable();
+            v
+        };
+        prop_assert_eq!(key(&g3), key(&g4), "child of {}", parent.to_board());
+    }
+    for scoring in [Scoring::PopStar, Scoring::SameGame] {
+        let p = SolverParams::preset(scoring);
+        let root1 = CBoard::<400>::from_board(board).expect("fits");
+        let root2 = BitBoard::<5, M>::from_board(board).expect("fits");
+        let s1 = solve(&root1, scoring, &p, &Budget::width(8));
+        let s2 = solve(&root2, scoring, &p, &Budget::width(8));
+        prop_assert_eq!((s1.score, s1.stats.nodes), (s2.score, s2.stats.nodes));
+        prop_assert_eq!(s1.moves, s2.moves);
+    }
+    Ok(())
+}
+
 #[test]
 fn bit_board_matches_byte_board() {
     let mut runner = pinned_runner(300);
@@ -169,64 +235,24 @@ fn bit_board_matches_byte_board() {
                 arb_board_rows(10),
                 proptest::collection::vec(0usize..1000, 40),
             ),
-            |(board, picks)| {
-                let mut bytes = CBoard::<160>::from_board(&board).expect("fits");
-                let mut bits = BitBoard::<5>::from_board(&board).expect("fits");
-                let (mut g1, mut g2) = (Vec::new(), Vec::new());
-                let (mut c1, mut c2) = (Census::default(), Census::default());
-                let mut found = Vec::new();
-                for pick in picks {
-                    bytes.census(&mut g1, &mut c1);
-                    bits.census_masks(&mut g2, &mut c2, &mut found);
-                    prop_assert_eq!(c1, c2, "census on {}", bytes.to_board());
-                    prop_assert_eq!(g1.len(), g2.len());
-                    for (a, b) in g1.iter().zip(&g2) {
-                        prop_assert_eq!(bytes.cell_of(a.rep), bits.cell_of(b.rep));
-                        prop_assert_eq!((a.size, a.colour), (b.size, b.colour));
-                    }
-                    prop_assert_eq!(bytes.has_move(), bits.has_move());
-                    prop_assert_eq!(bytes.remaining(), bits.remaining());
-                    if g1.is_empty() {
-                        break;
-                    }
-                    let k = pick % g1.len();
-                    let n1 = bytes.remove_group(g1[k].rep);
-                    let parent = bits.clone();
-                    let n2 = bits.remove_group(g2[k].rep);
-                    prop_assert_eq!(n1, n2);
-                    prop_assert_eq!(bytes.to_board(), bits.to_board());
-                    // Removing the group by the mask its census found makes
-                    // the same child (what the solver does).
-                    let mut by_mask = parent.clone();
-                    prop_assert_eq!(by_mask.remove_found(&found, k), n2);
-                    prop_assert_eq!(&by_mask, &bits);
-                    // The child's census from its parent's groups equals the
-                    // census from scratch (groups compared by size and colour).
-                    let (mut g3, mut g4) = (Vec::new(), Vec::new());
-                    let (mut c3, mut c4) = (Census::default(), Census::default());
-                    parent.child_census(&found, k, &bits, &mut g3, &mut c3);
-                    bits.census_any_order(&mut g4, &mut c4);
-                    prop_assert_eq!(c3, c4);
-                    let key = |g: &Vec<Group>| {
-                        let mut v: Vec<(u16, u8)> = g.iter().map(|g| (g.size, g.colour)).collect();
-                        v.sort_unstable();
-                        v
-                    };
-                    prop_assert_eq!(key(&g3), key(&g4), "child of {}", parent.to_board());
-                }
-                for scoring in [Scoring::PopStar, Scoring::SameGame] {
-                    let p = SolverParams::preset(scoring);
-                    let root1 = CBoard::<160>::from_board(&board).expect("fits");
-                    let root2 = BitBoard::<5>::from_board(&board).expect("fits");
-                    let s1 = solve(&root1, scoring, &p, &Budget::width(8));
-                    let s2 = solve(&root2, scoring, &p, &Budget::width(8));
-                    prop_assert_eq!((s1.score, s1.stats.nodes), (s2.score, s2.stats.nodes));
-                    prop_assert_eq!(s1.moves, s2.moves);
-                }
-                Ok(())
-            },
+            |(board, picks)| bit_board_agrees::<u128>(&board, &picks),
         )
         .expect("bit and byte boards agree");
+}
+
+/// The 256-bit board on boards too large for 128 bits (up to 15x15).
+#[test]
+fn wide_bit_board_matches_byte_board() {
+    let mut runner = pinned_runner(120);
+    runner
+        .run(
+            &(
+                arb_board_sized(2..=15, 9..=15),
+                proptest::collection::vec(0usize..1000, 80),
+            ),
+            |(board, picks)| bit_board_agrees::<U256>(&board, &picks),
+        )
+        .expect("256-bit and byte boards agree");
 }
 
 #[test]
@@ -237,6 +263,9 @@ fn bit_board_refuses_what_it_cannot_hold() {
     assert!(BitBoard::<5>::from_board(&b("12345/12345")).is_ok());
     let tall = Board::new(15, 15, 1); // 15 x 16 bits
     assert!(BitBoard::<5>::from_board(&tall).is_err());
+    assert!(BitBoard::<5, U256>::from_board(&tall).is_ok());
+    assert!(BitBoard::<5, U256>::from_board(&Board::new(16, 16, 1)).is_err()); // 16 x 17
+    assert!(BitBoard::<5, U256>::from_board(&Board::new(15, 16, 1)).is_ok()); // 16 x 16
     assert!(BitBoard::<5>::from_board(&Board::new(10, 11, 1)).is_ok()); // 11 x 11 = 121 bits
 }
 
@@ -306,6 +335,9 @@ fn solver_signature_on_a_fixed_board() {
     let big = CBoard::<400>::from_board(&b(SAMEGAME0)).expect("fits");
     let preset = SolverParams::preset(Scoring::SameGame);
     let sol = solve(&big, Scoring::SameGame, &preset, &Budget::width(16));
+    assert_eq!((sol.score, sol.stats.nodes), (1328, 64312));
+    let wide = BitBoard::<5, U256>::from_board(&b(SAMEGAME0)).expect("fits");
+    let sol = solve(&wide, Scoring::SameGame, &preset, &Budget::width(16));
     assert_eq!((sol.score, sol.stats.nodes), (1328, 64312));
 }
 

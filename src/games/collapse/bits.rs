@@ -1,7 +1,9 @@
-//! A bit-mask collapse board for the solver: one `u128` per colour.
+//! A bit-mask collapse board for the solver: one mask per colour, a `u128`
+//! or a 256-bit integer ([`Mask`]).
 //!
 //! Boards with `cols * (rows + 1) <= 128` (PopStar's 10x10, Swell Foop's small
-//! size) fit one mask a colour. Layout as in [`CBoard`](super::CBoard): column
+//! size) fit a `u128` a colour, boards up to 256 bits (SameGame's 15x15, Swell
+//! Foop's normal 15x10) a `U256`. Layout as in [`CBoard`](super::CBoard): column
 //! major, bottom up, cell (col, row_from_bottom) at bit `s * col + row` with
 //! `s = rows + 1`; the top bit of each column is a guard that is always 0, so
 //! the four neighbours of a set of cells are four shifts (`±1`, `±s`) and a
@@ -17,22 +19,23 @@
 //! (by their lowest index), so the solver makes the same choices on either
 //! board: `tests/collapse.rs` checks equal scores and node counts.
 
+use super::mask::Mask;
 use super::rules::{Census, Group, MAX_SIDE};
 use crate::board::{Board, Cell, EMPTY};
 use crate::games::GameError;
 
-/// A collapse board of at most 128 bits with up to `K` colours.
+/// A collapse board of at most `M::BITS` bits with up to `K` colours.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct BitBoard<const K: usize> {
+pub struct BitBoard<const K: usize, M: Mask = u128> {
     /// One mask per colour slot.
-    masks: [u128; K],
+    masks: [M; K],
     /// The board's colour of each slot (1..=9; 0 for an unused slot).
     ids: [u8; K],
     w: u8,
     h: u8,
 }
 
-impl<const K: usize> std::fmt::Debug for BitBoard<K> {
+impl<const K: usize, M: Mask> std::fmt::Debug for BitBoard<K, M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.to_board())
     }
@@ -56,21 +59,16 @@ fn stride_of<const S: u32>(s: u32) -> u32 {
 /// The cells of `m` that touch a cell of `m`, and `m`'s four-neighbourhood
 /// grown by one ring: both from the same four shifts.
 #[inline(always)]
-fn ring(m: u128, s: u32) -> u128 {
+fn ring<M: Mask>(m: M, s: u32) -> M {
     (m << 1) | (m >> 1) | (m << s) | (m >> s)
 }
 
 /// The cells of `m` connected to `seed` (a subset of `m`).
 #[inline(always)]
-fn flood(seed: u128, m: u128, s: u32) -> u128 {
+fn flood<M: Mask>(seed: M, m: M, s: u32) -> M {
     let mut g = seed;
     loop {
-        // The cells above `g` in its runs of `m` come at once: adding `g`
-        // to `m` carries through each run from its lowest cell of `g` to
-        // the run's end (columns end in a guard bit, so no carry leaves a
-        // column).
-        let up = ((m.wrapping_add(g) ^ m) | g) & m;
-        let next = (up | ring(up, s)) & m;
+        let next = (g | ring(g, s)) & m;
         if next == g {
             return g;
         }
@@ -78,10 +76,10 @@ fn flood(seed: u128, m: u128, s: u32) -> u128 {
     }
 }
 
-impl<const K: usize> BitBoard<K> {
+impl<const K: usize, M: Mask> BitBoard<K, M> {
     /// True when a `rows` x `cols` board fits one mask.
     pub const fn fits(rows: usize, cols: usize) -> bool {
-        rows > 0 && cols > 0 && cols * (rows + 1) <= 128
+        rows > 0 && cols > 0 && cols * (rows + 1) <= M::BITS as usize
     }
 
     #[inline]
@@ -91,14 +89,14 @@ impl<const K: usize> BitBoard<K> {
 
     /// The bits of column 0's real cells.
     #[inline]
-    fn column_bits(&self) -> u128 {
-        (1u128 << self.h) - 1
+    fn column_bits(&self) -> M {
+        M::below(self.h as u32)
     }
 
     /// All filled cells.
     #[inline]
-    fn occupied(&self) -> u128 {
-        self.masks.iter().fold(0, |a, &m| a | m)
+    fn occupied(&self) -> M {
+        self.masks.iter().fold(M::ZERO, |a, &m| a | m)
     }
 
     /// Converts a shared board (colours `1..=9`, `0` and `.` empty). Fails when
@@ -116,7 +114,7 @@ impl<const K: usize> BitBoard<K> {
         // Reuse the byte board's checks (unread, bad and floating cells).
         super::rules::CBoard::<1200>::from_board(b)?;
         let mut out = BitBoard {
-            masks: [0; K],
+            masks: [M::ZERO; K],
             ids: [0; K],
             w: cols as u8,
             h: rows as u8,
@@ -140,7 +138,7 @@ impl<const K: usize> BitBoard<K> {
                         k
                     }
                 };
-                out.masks[slot] |= 1u128 << (s * c + rb);
+                out.masks[slot] |= M::bit((s * c + rb) as u32);
             }
         }
         Ok(out)
@@ -153,9 +151,9 @@ impl<const K: usize> BitBoard<K> {
         let mut b = Board::new(h, w, EMPTY);
         for (&m, &id) in self.masks.iter().zip(&self.ids) {
             let mut m = m;
-            while m != 0 {
+            while !m.is_zero() {
                 let i = m.trailing_zeros() as usize;
-                m &= m - 1;
+                m &= m.wrapping_sub(M::ONE);
                 b.set(h - 1 - i % s, i / s, id);
             }
         }
@@ -189,11 +187,11 @@ impl<const K: usize> BitBoard<K> {
     pub fn census_any_order(&self, out: &mut Vec<Group>, census: &mut Census) {
         out.clear();
         *census = Census::default();
-        self.tally_any(u128::MAX, out, census);
+        self.tally_any(!M::ZERO, out, census);
     }
 
     /// [`BitBoard::tally`] with the stride as a constant where it can be.
-    fn tally_any(&self, band: u128, out: &mut Vec<Group>, census: &mut Census) {
+    fn tally_any(&self, band: M, out: &mut Vec<Group>, census: &mut Census) {
         if self.stride() == FAST_STRIDE {
             self.tally::<FAST_STRIDE>(band, out, census)
         } else {
@@ -204,17 +202,17 @@ impl<const K: usize> BitBoard<K> {
     /// Adds to `census` the cells and lone cells of every colour, and to
     /// `out` the groups of 2+ that have a cell in `band`.
     #[inline(always)]
-    fn tally<const S: u32>(&self, band: u128, out: &mut Vec<Group>, census: &mut Census) {
+    fn tally<const S: u32>(&self, band: M, out: &mut Vec<Group>, census: &mut Census) {
         let s = stride_of::<S>(self.stride());
         for (&m, &id) in self.masks.iter().zip(&self.ids) {
-            if m == 0 {
+            if m.is_zero() {
                 continue;
             }
             census.cells[id as usize] += m.count_ones() as u16;
             let paired = m & ring(m, s);
             census.lone[id as usize] += (m & !paired).count_ones() as u16;
             let mut near = paired & band;
-            while near != 0 {
+            while !near.is_zero() {
                 let seed = near & near.wrapping_neg();
                 let g = flood(seed, m, s);
                 near &= !g;
@@ -236,7 +234,7 @@ impl<const K: usize> BitBoard<K> {
         &self,
         out: &mut Vec<Group>,
         census: &mut Census,
-        found: &mut Vec<(Group, u128)>,
+        found: &mut Vec<(Group, M)>,
     ) {
         if self.stride() == FAST_STRIDE {
             self.census_masks_s::<FAST_STRIDE>(out, census, found)
@@ -250,16 +248,16 @@ impl<const K: usize> BitBoard<K> {
         &self,
         out: &mut Vec<Group>,
         census: &mut Census,
-        found: &mut Vec<(Group, u128)>,
+        found: &mut Vec<(Group, M)>,
     ) {
         out.clear();
         found.clear();
         *census = Census::default();
         let s = stride_of::<S>(self.stride());
-        let mut paired = [0u128; K];
-        let mut all = 0u128;
+        let mut paired = [M::ZERO; K];
+        let mut all = M::ZERO;
         for (k, (&m, &id)) in self.masks.iter().zip(&self.ids).enumerate() {
-            if m == 0 {
+            if m.is_zero() {
                 continue;
             }
             census.cells[id as usize] += m.count_ones() as u16;
@@ -267,9 +265,9 @@ impl<const K: usize> BitBoard<K> {
             census.lone[id as usize] += (m & !paired[k]).count_ones() as u16;
             all |= paired[k];
         }
-        while all != 0 {
+        while !all.is_zero() {
             let seed = all & all.wrapping_neg();
-            let Some(k) = paired.iter().position(|&p| p & seed != 0) else {
+            let Some(k) = paired.iter().position(|&p| !(p & seed).is_zero()) else {
                 break;
             };
             let g = flood(seed, self.masks[k], s);
@@ -295,7 +293,7 @@ impl<const K: usize> BitBoard<K> {
     /// flood-filled again.
     pub fn child_census(
         &self,
-        found: &[(Group, u128)],
+        found: &[(Group, M)],
         removed: usize,
         child: &Self,
         out: &mut Vec<Group>,
@@ -304,103 +302,46 @@ impl<const K: usize> BitBoard<K> {
         let s = self.stride();
         let w = self.w as u32;
         let taken = found[removed].1;
-        let emptied = self.used_columns() - child.used_columns();
-        if emptied == 0 {
-            // No column closed, so no cell changed column: only the cells
-            // from each column's lowest removed cell up changed, and only
-            // groups meeting them or their neighbours differ.
-            let dirty = self.dirty_above(taken);
-            out.clear();
-            *census = Census::default();
-            for &(g, m) in found {
-                if m & dirty == 0 {
-                    out.push(g);
-                }
-            }
-            child.tally_any(dirty, out, census);
-            return;
-        }
-        let (lo, hi) = (
-            taken.trailing_zeros() / s,
-            (127 - taken.leading_zeros()) / s,
-        );
+        let (lo, hi) = (taken.trailing_zeros() / s, taken.top_bit() / s);
         let lo = lo.saturating_sub(1);
         let hi = (hi + 1).min(w - 1);
-        let band = |lo: u32, hi: u32| -> u128 {
-            let top = (hi + 1) * s;
-            let upper = if top >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << top) - 1
-            };
-            upper & !((1u128 << (lo * s)) - 1)
-        };
+        let emptied = self.used_columns() - child.used_columns();
+        let band = |lo: u32, hi: u32| -> M { M::below((hi + 1) * s) & !M::below(lo * s) };
         let parent_band = band(lo, hi);
         let child_band = band(lo, hi.saturating_sub(emptied).max(lo));
         out.clear();
         *census = Census::default();
         for &(g, m) in found {
-            if m & parent_band == 0 {
+            if (m & parent_band).is_zero() {
                 out.push(g);
             }
         }
         child.tally_any(child_band, out, census);
     }
 
-    /// The cells that can differ in a child made by removing `taken` when
-    /// no column empties: in each column of `taken`, its lowest cell and all
-    /// above (what falls), and their four neighbours.
-    fn dirty_above(&self, taken: u128) -> u128 {
-        let s = self.stride();
-        let mut region = 0u128;
-        let mut rest = taken;
-        while rest != 0 {
-            let low = rest.trailing_zeros();
-            let top = (low / s) * s + self.h as u32;
-            // Bits low..top (top < 128: the guard bit of a column is above it).
-            let span = ((1u128 << top) - 1) & !((1u128 << low) - 1);
-            region |= span;
-            rest &= !span;
-        }
-        let cells = region | ring(region, s);
-        cells & self.real_cells()
-    }
-
-    /// Every real cell of the board (no guard bits, no columns past the width).
-    #[inline]
-    fn real_cells(&self) -> u128 {
-        let s = self.stride();
-        let mut out = 0u128;
-        for c in 0..self.w as u32 {
-            out |= self.column_bits() << (c * s);
-        }
-        out
-    }
-
     /// Columns holding at least one cell (they are the leftmost ones).
     fn used_columns(&self) -> u32 {
         let occ = self.occupied();
-        if occ == 0 {
+        if occ.is_zero() {
             return 0;
         }
-        let top = 127 - occ.leading_zeros();
-        top / self.stride() + 1
+        occ.top_bit() / self.stride() + 1
     }
 
     /// True when some group of 2+ is left.
     pub fn has_move(&self) -> bool {
         let s = self.stride();
-        self.masks.iter().any(|&m| m & ring(m, s) != 0)
+        self.masks.iter().any(|&m| !(m & ring(m, s)).is_zero())
     }
 
     /// Removes the group holding bit `rep`; returns its size (0 for an empty
     /// cell, 1 for a lone cell, which is left in place).
     pub fn remove_group(&mut self, rep: u16) -> u32 {
-        if rep >= 128 {
+        if rep as u32 >= M::BITS {
             return 0;
         }
-        let bit = 1u128 << rep;
-        let Some(k) = self.masks.iter().position(|&m| m & bit != 0) else {
+        let bit = M::bit(rep as u32);
+        let Some(k) = self.masks.iter().position(|&m| !(m & bit).is_zero()) else {
             return 0;
         };
         let g = flood(bit, self.masks[k], self.stride());
@@ -409,7 +350,7 @@ impl<const K: usize> BitBoard<K> {
 
     /// Removes group `removed` of `found` (from [`BitBoard::census_masks`]
     /// of this board); returns its size.
-    pub fn remove_found(&mut self, found: &[(Group, u128)], removed: usize) -> u32 {
+    pub fn remove_found(&mut self, found: &[(Group, M)], removed: usize) -> u32 {
         let Some(&(group, g)) = found.get(removed) else {
             return 0;
         };
@@ -421,7 +362,7 @@ impl<const K: usize> BitBoard<K> {
 
     /// Removes the cells `g` (a group of 2+ of colour slot `k`), lets the
     /// cells above fall and closes emptied columns; returns the group's size.
-    fn remove_mask(&mut self, k: usize, g: u128) -> u32 {
+    fn remove_mask(&mut self, k: usize, g: M) -> u32 {
         let size = g.count_ones();
         if size < 2 {
             return size;
@@ -435,12 +376,12 @@ impl<const K: usize> BitBoard<K> {
         // Gravity, in the group's columns: the cells above the removed ones
         // in a column drop into the gap (the removed cells are empty in
         // every mask now).
-        let (first, last) = (g.trailing_zeros() / s, (127 - g.leading_zeros()) / s);
+        let (first, last) = (g.trailing_zeros() / s, g.top_bit() / s);
         for c in first..=last {
             let shift = c * s;
             let col = col_bits << shift;
             let gone = g & col;
-            if gone == 0 {
+            if gone.is_zero() {
                 continue;
             }
             if occ & col == gone {
@@ -449,19 +390,20 @@ impl<const K: usize> BitBoard<K> {
             }
             let t = gone.trailing_zeros();
             let len = gone.count_ones();
-            if (gone >> t).wrapping_add(1).is_power_of_two() {
+            let run = gone >> t;
+            if (run & run.wrapping_add(M::ONE)).is_zero() {
                 // Most groups take one run of cells from a column: all
                 // above it drop at once.
-                let above = col & !((1u128 << (t + len)) - 1);
+                let above = col & !M::below(t + len);
                 for m in self.masks.iter_mut() {
                     *m = (*m & !above) | ((*m & above) >> len);
                 }
             } else {
                 let mut r = gone;
-                while r != 0 {
-                    let p = 127 - r.leading_zeros();
-                    r &= !(1u128 << p);
-                    let above = col & !((1u128 << (p + 1)) - 1);
+                while !r.is_zero() {
+                    let p = r.top_bit();
+                    r &= !M::bit(p);
+                    let above = col & !M::below(p + 1);
                     for m in self.masks.iter_mut() {
                         *m = (*m & !above) | ((*m & above) >> 1);
                     }
@@ -472,7 +414,7 @@ impl<const K: usize> BitBoard<K> {
         while emptied != 0 {
             let c = 31 - emptied.leading_zeros();
             emptied &= !(1 << c);
-            let low = (1u128 << (c * s)) - 1;
+            let low = M::below(c * s);
             for m in self.masks.iter_mut() {
                 *m = (*m & low) | ((*m >> s) & !low);
             }
@@ -485,24 +427,9 @@ impl<const K: usize> BitBoard<K> {
     /// slot), folded and summed, so the multiplies do not wait on each other.
     #[inline]
     pub fn hash64(&self) -> u64 {
-        const SEEDS: [u64; 10] = [
-            0x243f_6a88_85a3_08d3,
-            0x1319_8a2e_0370_7344,
-            0xa409_3822_299f_31d0,
-            0x082e_fa98_ec4e_6c89,
-            0x4528_21e6_38d0_1377,
-            0xbe54_66cf_34e9_0c6c,
-            0xc0ac_29b7_c97c_50dd,
-            0x3f84_d5b5_b547_0917,
-            0x9216_d5d9_8979_fb1b,
-            0xd131_0ba6_98df_b5ac,
-        ];
         let mut h = 0u64;
         for (k, &m) in self.masks.iter().enumerate() {
-            let a = (m as u64) ^ SEEDS[(2 * k) % 10];
-            let b = ((m >> 64) as u64) ^ SEEDS[(2 * k + 1) % 10];
-            let p = (a as u128).wrapping_mul(b as u128);
-            h = h.wrapping_add(((p as u64) ^ ((p >> 64) as u64)).rotate_left(k as u32 * 13));
+            h = h.wrapping_add(m.hash_words(k).rotate_left(k as u32 * 13));
         }
         h
     }

@@ -1,12 +1,15 @@
 //! The collapse family (SameGame, PopStar, Swell Foop) as a [`Game`].
 
 pub mod bits;
+pub mod mask;
 pub mod rules;
 pub mod solver;
 
 pub use bits::BitBoard;
 pub use rules::{CBoard, Census, Group, Scoring};
 pub use solver::{solve, SolverParams};
+
+use ethnum::U256;
 
 use crate::act::Move;
 use crate::board::Board;
@@ -98,9 +101,14 @@ impl Game for Collapse {
     }
 
     fn solve(&self, board: &Board, budget: &Budget) -> Result<Solution, GameError> {
-        // The bit board when it fits (same search, about twice the speed).
+        // The bit board when it fits (same search, two to three times the
+        // speed): a `u128` a colour up to 128 bits, a `U256` up to 256.
         if BitBoard::<BIT_COLOURS>::fits(board.rows(), board.cols()) {
             if let Ok(bb) = BitBoard::<BIT_COLOURS>::from_board(board) {
+                return Ok(solve(&bb, self.scoring, &self.params, budget));
+            }
+        } else if BitBoard::<BIT_COLOURS, U256>::fits(board.rows(), board.cols()) {
+            if let Ok(bb) = BitBoard::<BIT_COLOURS, U256>::from_board(board) {
                 return Ok(solve(&bb, self.scoring, &self.params, budget));
             }
         }

@@ -23,13 +23,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::bits::BitBoard;
+use super::mask::Mask;
 use super::rules::{CBoard, Census, Group, Scoring};
 use crate::act::Move;
 use crate::board::{Board, Cell};
 use crate::games::{Budget, SearchStats, Solution};
 
 /// What the search needs of a board: the byte board ([`CBoard`]) for any
-/// size, the bit board ([`BitBoard`]) for boards of up to 128 bits.
+/// size, the bit board ([`BitBoard`]) for boards of up to 256 bits.
 pub trait SolverBoard: Clone + Send + Sync {
     fn remaining(&self) -> u32;
     fn colour_counts(&self) -> [u16; 10];
@@ -117,7 +118,7 @@ macro_rules! solver_board {
     };
 }
 solver_board!(CBoard<N>, [const N: usize], ());
-solver_board!(BitBoard<K>, [const K: usize], Vec<(Group, u128)>, census_any_order);
+solver_board!(BitBoard<K, M>, [const K: usize, M: Mask], Vec<(Group, M)>, census_any_order);
 
 /// Weights of the state evaluation `score + g * Σ_groups pts(n) + c * Σ_colours pts(k)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
