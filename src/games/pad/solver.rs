@@ -898,7 +898,15 @@ pub fn solve_anytime(
                     rank: p.rank.for_shorter(),
                     ..p.clone()
                 };
-                let want = (p.rank.target > 0.0).then(|| target_of(g, orbs, &b.path));
+                let want = (p.rank.target > 0.0).then(|| {
+                    let tall = std::env::var("PAD_TALL").ok();
+                    let tight = 3 * orbs.max_combos(g) as usize + 3 >= g.cells();
+                    if tall.as_deref() == Some("1") || (tall.as_deref() == Some("2") && tight) {
+                        target_all(g, orbs, &b.path)
+                    } else {
+                        target_of(g, orbs, &b.path)
+                    }
+                });
                 let s = solve_from(g, orbs, &shorter, stop, &[], want.as_ref());
                 nodes += s.nodes;
                 last = s.nodes;
@@ -1172,6 +1180,72 @@ fn target_of(g: &Geometry, orbs: &Orbs, path: &[usize]) -> [u64; COLOURS] {
     let b = Bits::new(g, &orbs.dragged(path));
     let (_, _, first) = b.resolve_first(g, &mut |_: Combo| {});
     b.masks.map(|m| m & first)
+}
+
+/// Experiment: the cells of the board `path` makes whose orbs clear in
+/// any pass (cascades included), with their colours (column-major bits).
+fn target_all(g: &Geometry, orbs: &Orbs, path: &[usize]) -> [u64; COLOURS] {
+    let o = orbs.dragged(path);
+    let (rows, cols, n) = (g.rows, g.cols, g.cells());
+    let mut col: Vec<u8> = o.cells[..n].to_vec();
+    let mut id: Vec<usize> = (0..n).collect();
+    let mut gone = vec![false; n];
+    let live = |v: u8| (v as usize) < COLOURS;
+    loop {
+        let mut hit = vec![false; n];
+        for r in 0..rows {
+            for c in 0..cols {
+                let v = col[r * cols + c];
+                if !live(v) {
+                    continue;
+                }
+                if c + 2 < cols && col[r * cols + c + 1] == v && col[r * cols + c + 2] == v {
+                    for k in 0..3 {
+                        hit[r * cols + c + k] = true;
+                    }
+                }
+                if r + 2 < rows && col[(r + 1) * cols + c] == v && col[(r + 2) * cols + c] == v {
+                    for k in 0..3 {
+                        hit[(r + k) * cols + c] = true;
+                    }
+                }
+            }
+        }
+        if !hit.iter().any(|&h| h) {
+            break;
+        }
+        for i in 0..n {
+            if hit[i] {
+                gone[id[i]] = true;
+                col[i] = crate::board::EMPTY;
+            }
+        }
+        for c in 0..cols {
+            let kept: Vec<(u8, usize)> = (0..rows)
+                .rev()
+                .map(|r| r * cols + c)
+                .filter(|&i| live(col[i]))
+                .map(|i| (col[i], id[i]))
+                .collect();
+            for (k, r) in (0..rows).rev().enumerate() {
+                let i = r * cols + c;
+                match kept.get(k) {
+                    Some(&(v, d)) => {
+                        col[i] = v;
+                        id[i] = d;
+                    }
+                    None => col[i] = crate::board::EMPTY,
+                }
+            }
+        }
+    }
+    let mut t = o;
+    for i in 0..n {
+        if !gone[i] {
+            t.cells[i] = crate::board::EMPTY;
+        }
+    }
+    Bits::new(g, &t).masks
 }
 
 /// Steps from `b` to the board `want` (per colour its cells) at a guess:
