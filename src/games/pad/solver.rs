@@ -568,7 +568,7 @@ impl Ctx<'_> {
 /// dropped) in the beam's order on one thread, evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
-    solve_from(g, orbs, p, stop, &[], None)
+    solve_from(g, orbs, p, stop, &[], None, None)
 }
 
 /// [`solve`] from the end of the drag `prefix` (cells, start first) instead
@@ -581,6 +581,7 @@ fn solve_from(
     stop: &dyn Stop,
     prefix: &[usize],
     target: Option<&[u64; COLOURS]>,
+    guide: Option<&[usize]>,
 ) -> PadSolution {
     use rayon::prelude::*;
 
@@ -783,6 +784,32 @@ fn solve_from(
             c.at = arena.len() as u32 - 1;
             beam.push(c);
         }
+        // Experiment (PAD_SEED): the guide's state at this depth goes on
+        // too, when the beam lost it.
+        if let Some(gp) = guide.filter(|gp| prefix.is_empty() && d + 1 < gp.len()) {
+            let o = orbs.dragged(&gp[..=d]);
+            let hash = keys.board(&o, g);
+            if !visited.contains(hash ^ keys.cursor[gp[d]]) {
+                visited.insert(hash ^ keys.cursor[gp[d]]);
+                let b = Bits::new(g, &o);
+                let (cols, rows) = spreads(g, &b);
+                let mut at = gp[0] as u32;
+                for &cell in &gp[1..=d] {
+                    arena.push((at, cell as u8));
+                    at = arena.len() as u32 - 1;
+                }
+                beam.push(Node {
+                    bits: b,
+                    hash,
+                    cur: gp[d] as u8,
+                    prev: gp[d - 1] as u8,
+                    held: orbs.cells[gp[0]],
+                    cols: cols as u16,
+                    rows: rows as u16,
+                    at,
+                });
+            }
+        }
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
@@ -907,7 +934,9 @@ pub fn solve_anytime(
                         target_of(g, orbs, &b.path)
                     }
                 });
-                let s = solve_from(g, orbs, &shorter, stop, &[], want.as_ref());
+                let seed = std::env::var("PAD_SEED").is_ok_and(|v| v == "1");
+                let guide = seed.then_some(b.path.as_slice());
+                let s = solve_from(g, orbs, &shorter, stop, &[], want.as_ref(), guide);
                 nodes += s.nodes;
                 last = s.nodes;
                 if at_ceiling(&s) {
@@ -971,7 +1000,7 @@ pub fn shorten_tails(
             rank: p.rank.for_shorter(),
             ..p.clone()
         };
-        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k], None);
+        let s = solve_from(g, orbs, &tail, stop, &best.path[..=k], None, None);
         nodes += s.nodes;
         if s.value >= best.value && s.combos >= best.combos && s.path.len() < best.path.len() {
             best = s;
