@@ -13,7 +13,9 @@
 //! one thread (`RAYON_NUM_THREADS=1`) a run is exact and repeatable. Prints
 //! per board the combos, the board's maximum, the path length and the
 //! states, then the means. `PAD_JOBS=N` solves N boards at a time, each
-//! on a thread of its own (with `RAYON_NUM_THREADS=1` the same results).
+//! on a thread of its own (with `RAYON_NUM_THREADS=1` the same results);
+//! `PAD_MAX=M` takes only the boards whose maximum is `M` (lines still
+//! numbered as in the file).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,6 +90,10 @@ fn main() -> ExitCode {
         rank: a.rank,
         ..PadParams::default()
     };
+    // `PAD_MAX=M`: only the boards whose maximum is M.
+    let only = std::env::var("PAD_MAX")
+        .ok()
+        .and_then(|m| m.parse::<u32>().ok());
     let mut boards = Vec::new();
     for (i, line) in text.lines().enumerate().take(a.to).skip(a.from) {
         let parsed = line
@@ -96,7 +102,8 @@ fn main() -> ExitCode {
             .map_err(|e| e.to_string())
             .and_then(|b| Orbs::from_board(&b).ok_or_else(|| "not an orb board".to_string()));
         match parsed {
-            Ok(x) => boards.push((i, x)),
+            Ok((g, o)) if only.is_none_or(|m| o.max_combos(&g) == m) => boards.push((i, (g, o))),
+            Ok(_) => {}
             Err(e) => {
                 eprintln!("line {i}: {e}");
                 return ExitCode::from(2);
