@@ -12,7 +12,10 @@
 //! a call, so 90000 calls is about 2.8 M states, 1 s of one idle core. On
 //! one thread (`RAYON_NUM_THREADS=1`) a run is exact and repeatable. Prints
 //! per board the combos, the board's maximum, the path length and the
-//! states, then the means.
+//! states, then the means. `PAD_JOBS=N` solves N boards at a time, each
+//! on a thread of its own (with `RAYON_NUM_THREADS=1` the same results);
+//! `PAD_MAX=M` takes only the boards whose maximum is `M` (lines still
+//! numbered as in the file).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,34 +90,68 @@ fn main() -> ExitCode {
         rank: a.rank,
         ..PadParams::default()
     };
-    let (mut boards, mut at_max, mut steps, mut states) = (0, 0, 0, 0);
+    // `PAD_MAX=M`: only the boards whose maximum is M.
+    let only = std::env::var("PAD_MAX")
+        .ok()
+        .and_then(|m| m.parse::<u32>().ok());
+    let mut boards = Vec::new();
     for (i, line) in text.lines().enumerate().take(a.to).skip(a.from) {
         let parsed = line
             .trim()
             .parse::<Board>()
             .map_err(|e| e.to_string())
             .and_then(|b| Orbs::from_board(&b).ok_or_else(|| "not an orb board".to_string()));
-        let (g, o) = match parsed {
-            Ok(x) => x,
+        match parsed {
+            Ok((g, o)) if only.is_none_or(|m| o.max_combos(&g) == m) => boards.push((i, (g, o))),
+            Ok(_) => {}
             Err(e) => {
                 eprintln!("line {i}: {e}");
                 return ExitCode::from(2);
             }
-        };
-        let stop = Calls {
-            n: AtomicU64::new(0),
-            limit: a.calls,
-        };
-        let s = solve_anytime(&g, &o, &p, 200, &stop);
-        let len = s.path.len().saturating_sub(1);
-        println!(
-            "{i} combos {}/{} len {len} nodes {}",
-            s.combos, s.max_combos, s.nodes
-        );
+        }
+    }
+    // Boards on `PAD_JOBS` threads of their own (each board's search on
+    // one thread, its own budget: the same results as one job).
+    let jobs = std::env::var("PAD_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
+    let next = AtomicU64::new(0);
+    let mut solved: Vec<(usize, u32, u32, usize, u64)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed) as usize;
+                        let Some((i, (g, o))) = boards.get(k) else {
+                            break out;
+                        };
+                        let stop = Calls {
+                            n: AtomicU64::new(0),
+                            limit: a.calls,
+                        };
+                        let s = solve_anytime(g, o, &p, 200, &stop);
+                        let len = s.path.len().saturating_sub(1);
+                        out.push((*i, s.combos, s.max_combos, len, s.nodes));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a solver thread panicked"))
+            .collect()
+    });
+    solved.sort_unstable();
+    let (mut boards, mut at_max, mut steps, mut states) = (0, 0, 0, 0);
+    for (i, combos, max_combos, len, nodes) in solved {
+        println!("{i} combos {combos}/{max_combos} len {len} nodes {nodes}");
         boards += 1;
-        at_max += usize::from(s.combos >= s.max_combos);
+        at_max += usize::from(combos >= max_combos);
         steps += len;
-        states += s.nodes;
+        states += nodes;
     }
     let per = boards.max(1) as f64;
     println!(
