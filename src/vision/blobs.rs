@@ -56,6 +56,10 @@ pub struct BlobParams {
     pub on_lattice: f64,
     /// Least fraction of the lattice's sites holding a blob.
     pub min_occupied: f64,
+    /// Pictures of more pixels than this are looked at half size (each
+    /// blob a quarter of the pixels; tiles under `2 * min_side` are left
+    /// to the combs).
+    pub reduce_above: f64,
 }
 
 impl Default for BlobParams {
@@ -70,6 +74,7 @@ impl Default for BlobParams {
             classes: 4,
             on_lattice: 0.2,
             min_occupied: 0.5,
+            reduce_above: 3.5e5,
         }
     }
 }
@@ -123,6 +128,23 @@ pub struct BlobLattice {
     pub blobs: usize,
 }
 
+impl BlobLattice {
+    /// The lattice in the pixels of a picture `f` times as large.
+    pub fn scaled(self, f: f64) -> BlobLattice {
+        let axis = |a: BlobAxis| BlobAxis {
+            pitch: f * a.pitch,
+            first: f * a.first,
+            size: f * a.size,
+            ..a
+        };
+        BlobLattice {
+            x: axis(self.x),
+            y: axis(self.y),
+            ..self
+        }
+    }
+}
+
 /// The picture's blobs of smooth colour that could be tiles (step 1-2 of
 /// the module docs), in raster order of their first pixel.
 pub fn blobs(img: &RgbImage, p: &BlobParams) -> Vec<Blob> {
@@ -131,28 +153,49 @@ pub fn blobs(img: &RgbImage, p: &BlobParams) -> Vec<Blob> {
         return Vec::new();
     }
     let raw = img.as_raw();
-    let px = |x: usize, y: usize| {
-        let i = 3 * (y * w + x);
-        [raw[i], raw[i + 1], raw[i + 2]]
-    };
-    let diff = |a: [u8; 3], b: [u8; 3]| {
-        (0..3)
-            .map(|k| a[k].abs_diff(b[k]))
-            .max()
-            .unwrap_or(0)
-    };
-    let mut inside = vec![false; w * h];
+    let stride = 3 * w;
+    // Runs of inside pixels per row, `(row, x0, x1)` with `x1` exclusive,
+    // row by row (connected-component labelling by runs: Rosenfeld and
+    // Pfaltz's two passes, with union-find over the runs).
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut row_start: Vec<usize> = Vec::with_capacity(h + 1);
+    let mut inside = vec![false; w];
     for y in 0..h {
-        for x in 0..w {
-            let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
-            let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
-            let d = diff(px(xl, y), px(xr, y)).max(diff(px(x, yu), px(x, yd)));
-            inside[y * w + x] = d <= p.edge;
+        row_start.push(runs.len());
+        let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let (r, ru, rd) = (
+            &raw[y * stride..(y + 1) * stride],
+            &raw[up * stride..(up + 1) * stride],
+            &raw[down * stride..(down + 1) * stride],
+        );
+        for (x, v) in inside.iter_mut().enumerate() {
+            let (xl, xr) = (3 * x.saturating_sub(1), 3 * (x + 1).min(w - 1));
+            let i = 3 * x;
+            let mut d = 0u8;
+            for k in 0..3 {
+                d = d
+                    .max(r[xl + k].abs_diff(r[xr + k]))
+                    .max(ru[i + k].abs_diff(rd[i + k]));
+            }
+            *v = d <= p.edge;
+        }
+        let mut x = 0;
+        while x < w {
+            if !inside[x] {
+                x += 1;
+                continue;
+            }
+            let x0 = x;
+            while x < w && inside[x] {
+                x += 1;
+            }
+            runs.push((y, x0, x));
         }
     }
-    // Union-find over the inside pixels, joined to their left and upper
-    // neighbours (4-connected).
-    let mut parent: Vec<u32> = (0..(w * h) as u32).collect();
+    row_start.push(runs.len());
+    // Union-find over runs: a run joins the runs of the row above that
+    // share a pixel column with it (4-connected).
+    let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
     fn root(parent: &mut [u32], mut i: usize) -> usize {
         while parent[i] as usize != i {
             let g = parent[parent[i] as usize];
@@ -161,51 +204,43 @@ pub fn blobs(img: &RgbImage, p: &BlobParams) -> Vec<Blob> {
         }
         i
     }
-    for y in 0..h {
-        for x in 0..w {
-            let i = y * w + x;
-            if !inside[i] {
-                continue;
+    for y in 1..h {
+        let (mut a, a_end) = (row_start[y - 1], row_start[y]);
+        for b in row_start[y]..row_start[y + 1] {
+            let (_, bx0, bx1) = runs[b];
+            while a < a_end && runs[a].2 <= bx0 {
+                a += 1;
             }
-            for j in [(x > 0).then(|| i - 1), (y > 0).then(|| i - w)]
-                .into_iter()
-                .flatten()
-            {
-                if inside[j] {
-                    let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                    if a != b {
-                        parent[a.max(b)] = a.min(b) as u32;
-                    }
+            let mut k = a;
+            while k < a_end && runs[k].1 < bx1 {
+                let (ra, rb) = (root(&mut parent, k), root(&mut parent, b));
+                if ra != rb {
+                    parent[ra.max(rb)] = ra.min(rb) as u32;
                 }
+                k += 1;
             }
         }
     }
-    // Boxes per root, in raster order of the root (its first pixel).
-    let mut slot: Vec<u32> = vec![u32::MAX; w * h];
+    // Boxes per root, in the order of the root (its first run).
+    let mut slot: Vec<u32> = vec![u32::MAX; runs.len()];
     let mut out: Vec<Blob> = Vec::new();
-    for y in 0..h {
-        for x in 0..w {
-            let i = y * w + x;
-            if !inside[i] {
-                continue;
-            }
-            let r = root(&mut parent, i);
-            if slot[r] == u32::MAX {
-                slot[r] = out.len() as u32;
-                out.push(Blob {
-                    x0: x,
-                    y0: y,
-                    x1: x,
-                    y1: y,
-                    area: 0,
-                });
-            }
-            let b = &mut out[slot[r] as usize];
-            b.x0 = b.x0.min(x);
-            b.x1 = b.x1.max(x);
-            b.y1 = y;
-            b.area += 1;
+    for (i, &(y, x0, x1)) in runs.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if slot[r] == u32::MAX {
+            slot[r] = out.len() as u32;
+            out.push(Blob {
+                x0,
+                y0: y,
+                x1: x1 - 1,
+                y1: y,
+                area: 0,
+            });
         }
+        let b = &mut out[slot[r] as usize];
+        b.x0 = b.x0.min(x0);
+        b.x1 = b.x1.max(x1 - 1);
+        b.y1 = y;
+        b.area += x1 - x0;
     }
     out.retain(|b| {
         let (bw, bh) = (b.width(), b.height());

@@ -1439,7 +1439,16 @@ fn blob_candidates(
         // The box misses the outline's boundary pixels.
         tile: (a.size + 2.0).clamp(params.min_tile * a.pitch, a.pitch),
     };
-    blob_lattices(img, &params.blobs, (params.min_cells, params.max_cells))
+    let cells = (params.min_cells, params.max_cells);
+    let lattices = if (img.width() * img.height()) as f64 > params.blobs.reduce_above {
+        blob_lattices(&half_size(img), &params.blobs, cells)
+            .into_iter()
+            .map(|l| l.scaled(2.0))
+            .collect()
+    } else {
+        blob_lattices(img, &params.blobs, cells)
+    };
+    lattices
         .into_iter()
         .filter(|l| {
             hints.cols.is_none_or(|c| c == l.x.count) && hints.rows.is_none_or(|r| r == l.y.count)
