@@ -5,9 +5,8 @@
 //! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
 //! or `-- phone` (the benches' 1080x1920 phone capture).
 
-use gridbot::vision::blobs::{blob_lattices, BlobParams};
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
-use gridbot::vision::find::{find_candidates, FindParams, Hints};
+use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
 
 #[path = "../tests/synth/mod.rs"]
 mod synth;
@@ -52,7 +51,7 @@ fn main() {
             }
         };
         let t = std::time::Instant::now();
-        let lattices = blob_lattices(&img, &BlobParams::default(), (3, 25));
+        let lattices = picture_blob_lattices(&img, &FindParams::default());
         let ms = t.elapsed().as_secs_f64() * 1e3;
         println!("{arg}: {} blob lattices in {ms:.1} ms", lattices.len());
         for l in &lattices {

@@ -70,7 +70,7 @@
 use image::RgbImage;
 use rayon::prelude::*;
 
-use super::blobs::{blob_lattices, BlobAxis, BlobParams};
+use super::blobs::{blob_lattices, BlobAxis, BlobLattice, BlobParams};
 use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
 use super::layout::Grid;
 use super::VisionError;
@@ -180,6 +180,9 @@ pub struct FoundGrid {
     pub score: f64,
     /// Robust colour of each cell, row-major.
     pub cells: Vec<Lab>,
+    /// Whether the lattice came from classes of equal blobs
+    /// ([`super::blobs`]) rather than the edge combs.
+    pub from_blobs: bool,
 }
 
 /// Edge maps and their prefix sums.
@@ -1422,6 +1425,20 @@ fn search(
     Ok(all)
 }
 
+/// The picture's lattices of equal blobs ([`blob_lattices`]), a large
+/// picture looked at half size, in the picture's pixels.
+pub fn picture_blob_lattices(img: &RgbImage, params: &FindParams) -> Vec<BlobLattice> {
+    let cells = (params.min_cells, params.max_cells);
+    if (img.width() * img.height()) as f64 > params.blobs.reduce_above {
+        blob_lattices(&half_size(img), &params.blobs, cells)
+            .into_iter()
+            .map(|l| l.scaled(2.0))
+            .collect()
+    } else {
+        blob_lattices(img, &params.blobs, cells)
+    }
+}
+
 /// The lattices of equal blobs of colour ([`blob_lattices`]) that pass the
 /// lattice tests: candidates found without the edge combs (a board of
 /// circles with symbols, whose comb at a third of the pitch or a pixel-font
@@ -1436,25 +1453,19 @@ fn blob_candidates(
         pitch: a.pitch,
         centre: a.first,
         count: a.count,
-        // The box misses the outline's boundary pixels.
-        tile: (a.size + 2.0).clamp(params.min_tile * a.pitch, a.pitch),
+        tile: a.size.clamp(params.min_tile * a.pitch, a.pitch),
     };
-    let cells = (params.min_cells, params.max_cells);
-    let lattices = if (img.width() * img.height()) as f64 > params.blobs.reduce_above {
-        blob_lattices(&half_size(img), &params.blobs, cells)
-            .into_iter()
-            .map(|l| l.scaled(2.0))
-            .collect()
-    } else {
-        blob_lattices(img, &params.blobs, cells)
-    };
-    lattices
+    picture_blob_lattices(img, params)
         .into_iter()
         .filter(|l| {
             hints.cols.is_none_or(|c| c == l.x.count) && hints.rows.is_none_or(|r| r == l.y.count)
         })
         .filter(|l| (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch)))
         .filter_map(|l| judged(img, edges, axis(l.x), axis(l.y), hints, params).ok())
+        .map(|f| FoundGrid {
+            from_blobs: true,
+            ..f
+        })
         .collect()
 }
 
@@ -1768,6 +1779,7 @@ fn judged(
                 contrast,
                 score,
                 cells: cells.iter().map(|c| c.0).collect(),
+                from_blobs: false,
             })
         }
         None => {
