@@ -280,7 +280,7 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
             None => out.push(l),
         }
     }
-    out.sort_by(|a, b| b.blobs.cmp(&a.blobs));
+    out.sort_by_key(|l| std::cmp::Reverse(l.blobs));
     out
 }
 
@@ -355,7 +355,7 @@ fn class_pitch(class: &[Blob], along_x: bool) -> Option<f64> {
     d.sort_by(f64::total_cmp);
     let multiple = |v: f64, p: f64| {
         let k = (v / p).round();
-        (k >= 1.0 && k <= 4.0 && (v / p - k).abs() <= 0.12).then_some(k)
+        ((1.0..=4.0).contains(&k) && (v / p - k).abs() <= 0.12).then_some(k)
     };
     let need = (0.6 * d.len() as f64).ceil() as usize;
     let p0 = d
