@@ -59,6 +59,11 @@
 //!    and the colours at even and odd places along a row or column must
 //!    overlap (a lattice twice too fine alternates tiles and background).
 //!
+//! 10. *Blob lattices*: a second source of candidates, independent of the
+//!     combs: lattices fitted to classes of equal blobs of colour
+//!     ([`super::blobs`]), tested as in 7 and marked
+//!     [`FoundGrid::from_blobs`] (the reader always tries them).
+//!
 //! Pictures of [`FindParams::reduce_above`] pixels or more are searched at
 //! half size first (full size when nothing is found there); the band
 //! ladders, pairings and pair evaluations run in parallel and are merged in
