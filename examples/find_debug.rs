@@ -6,7 +6,7 @@
 //! or `-- phone` (the benches' 1080x1920 phone capture).
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
-use gridbot::vision::find::{find_candidates, FindParams, Hints};
+use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
 
 #[path = "../tests/synth/mod.rs"]
 mod synth;
@@ -50,6 +50,16 @@ fn main() {
                 }
             }
         };
+        let t = std::time::Instant::now();
+        let lattices = picture_blob_lattices(&img, &FindParams::default());
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        println!("{arg}: {} blob lattices in {ms:.1} ms", lattices.len());
+        for l in &lattices {
+            println!(
+                "  blobs {:>3}: {:>2}x{:<2} pitch {:.2}x{:.2} size {:.1}x{:.1} first centre ({:.1},{:.1})",
+                l.blobs, l.y.count, l.x.count, l.x.pitch, l.y.pitch, l.x.size, l.y.size, l.x.first, l.y.first
+            );
+        }
         let t = std::time::Instant::now();
         let got = find_candidates(&img, Hints::default(), &FindParams::default());
         let ms = t.elapsed().as_secs_f64() * 1e3;

@@ -1298,7 +1298,8 @@ fn footprint(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> f6
 /// The lattices after the finder's best worth reading too (see
 /// [`read_auto`]): scoring at least `alternative_score` of the best, pitches
 /// within `alternative_pitch` of the best's, each unlike the best and the
-/// ones before it (another size, pitch or placement).
+/// ones before it (another size, pitch or placement); then every lattice
+/// of equal blobs ([`FoundGrid::from_blobs`]) unlike those.
 fn alternatives<'a>(all: &'a [FoundGrid], p: &ReadParams) -> Vec<&'a FoundGrid> {
     let Some(top) = all.first() else {
         return Vec::new();
@@ -1324,6 +1325,14 @@ fn alternatives<'a>(all: &'a [FoundGrid], p: &ReadParams) -> Vec<&'a FoundGrid> 
             && !same(f, top)
             && !out.iter().any(|o| same(f, o))
         {
+            out.push(f);
+        }
+    }
+    // Lattices of equal blobs are tried whatever their score and pitch:
+    // they come from another source than the combs that set the best (a
+    // pixel-font bar's comb outscores a board of circles with symbols).
+    for f in &all[1..] {
+        if f.from_blobs && !same(f, top) && !out.iter().any(|o| same(f, o)) {
             out.push(f);
         }
     }

@@ -59,6 +59,11 @@
 //!    and the colours at even and odd places along a row or column must
 //!    overlap (a lattice twice too fine alternates tiles and background).
 //!
+//! 10. *Blob lattices*: a second source of candidates, independent of the
+//!     combs: lattices fitted to classes of equal blobs of colour
+//!     ([`super::blobs`]), tested as in 7 and marked
+//!     [`FoundGrid::from_blobs`] (the reader always tries them).
+//!
 //! Pictures of [`FindParams::reduce_above`] pixels or more are searched at
 //! half size first (full size when nothing is found there); the band
 //! ladders, pairings and pair evaluations run in parallel and are merged in
@@ -70,6 +75,7 @@
 use image::RgbImage;
 use rayon::prelude::*;
 
+use super::blobs::{blob_lattices, BlobAxis, BlobLattice, BlobParams};
 use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
 use super::layout::Grid;
 use super::VisionError;
@@ -125,6 +131,8 @@ pub struct FindParams {
     /// Pictures of at least this many pixels are searched at half size
     /// first.
     pub reduce_above: f64,
+    /// The second source of lattices: classes of equal blobs of colour.
+    pub blobs: BlobParams,
 }
 
 impl Default for FindParams {
@@ -151,6 +159,7 @@ impl Default for FindParams {
             min_periodicity: 1.5,
             finer_score: 0.5,
             reduce_above: 1.2e6,
+            blobs: BlobParams::default(),
         }
     }
 }
@@ -176,6 +185,9 @@ pub struct FoundGrid {
     pub score: f64,
     /// Robust colour of each cell, row-major.
     pub cells: Vec<Lab>,
+    /// Whether the lattice came from classes of equal blobs
+    /// ([`super::blobs`]) rather than the edge combs.
+    pub from_blobs: bool,
 }
 
 /// Edge maps and their prefix sums.
@@ -1397,6 +1409,7 @@ fn search(
             Err(e) => why = e,
         }
     }
+    all.extend(blob_candidates(img, &edges, hints, params));
     if all.is_empty() {
         return Err(no_board(why));
     }
@@ -1415,6 +1428,50 @@ fn search(
         }
     }
     Ok(all)
+}
+
+/// The picture's lattices of equal blobs ([`blob_lattices`]), a large
+/// picture looked at half size, in the picture's pixels.
+pub fn picture_blob_lattices(img: &RgbImage, params: &FindParams) -> Vec<BlobLattice> {
+    let cells = (params.min_cells, params.max_cells);
+    if (img.width() * img.height()) as f64 > params.blobs.reduce_above {
+        blob_lattices(&half_size(img), &params.blobs, cells)
+            .into_iter()
+            .map(|l| l.scaled(2.0))
+            .collect()
+    } else {
+        blob_lattices(img, &params.blobs, cells)
+    }
+}
+
+/// The lattices of equal blobs of colour ([`blob_lattices`]) that pass the
+/// lattice tests: candidates found without the edge combs (a board of
+/// circles with symbols, whose comb at a third of the pitch or a pixel-font
+/// bar's comb wins over its own).
+fn blob_candidates(
+    img: &RgbImage,
+    edges: &Edges,
+    hints: Hints,
+    params: &FindParams,
+) -> Vec<FoundGrid> {
+    let axis = |a: BlobAxis| Axis {
+        pitch: a.pitch,
+        centre: a.first,
+        count: a.count,
+        tile: a.size.clamp(params.min_tile * a.pitch, a.pitch),
+    };
+    picture_blob_lattices(img, params)
+        .into_iter()
+        .filter(|l| {
+            hints.cols.is_none_or(|c| c == l.x.count) && hints.rows.is_none_or(|r| r == l.y.count)
+        })
+        .filter(|l| (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch)))
+        .filter_map(|l| judged(img, edges, axis(l.x), axis(l.y), hints, params).ok())
+        .map(|f| FoundGrid {
+            from_blobs: true,
+            ..f
+        })
+        .collect()
 }
 
 /// The axes of a found grid.
@@ -1675,48 +1732,9 @@ fn evaluate(
     let mut why = String::new();
     for xs in &xa {
         for ys in &ya {
-            let (mut xs, mut ys) = (*xs, *ys);
-            let mut cells = sample_cells(img, &xs, &ys, params);
-            trim(&mut cells, &mut xs, &mut ys, hints, params);
-            trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
-            let (xs, ys) = (&xs, &ys);
-            let sides = side_ratio(edges, xs, ys);
-            match score_lattice(&cells, xs, ys, params)
-                .filter(|_| sides >= params.min_periodicity)
-                .filter(|s| gaps_plain(img, &cells, xs, ys, s.2))
-            {
-                Some((score, uniform, contrast)) => {
-                    let (fx, fy) = line_fractions(edges, xs, ys);
-                    let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
-                    let grid = Grid {
-                        left: xs.centre - xs.tile / 2.0,
-                        top: ys.centre - ys.tile / 2.0,
-                        cell_width: xs.tile,
-                        cell_height: ys.tile,
-                        gap_x: xs.pitch - xs.tile,
-                        gap_y: ys.pitch - ys.tile,
-                    };
-                    found.push(FoundGrid {
-                        rows: ys.count,
-                        cols: xs.count,
-                        grid,
-                        uniform,
-                        contrast,
-                        score,
-                        cells: cells.iter().map(|c| c.0).collect(),
-                    });
-                }
-                None => {
-                    let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
-                    why = format!(
-                        "a {}x{} lattice of {:.1}x{:.1} pixels has {uniform} of {} cells uniform",
-                        ys.count,
-                        xs.count,
-                        xs.pitch,
-                        ys.pitch,
-                        cells.len()
-                    );
-                }
+            match judged(img, edges, *xs, *ys, hints, params) {
+                Ok(f) => found.push(f),
+                Err(e) => why = e,
             }
         }
     }
@@ -1724,6 +1742,62 @@ fn evaluate(
         Err(why)
     } else {
         Ok(found)
+    }
+}
+
+/// Samples, trims and tests one lattice (step 7 of the module docs): the
+/// found grid with its score, or why it is no board.
+fn judged(
+    img: &RgbImage,
+    edges: &Edges,
+    xs: Axis,
+    ys: Axis,
+    hints: Hints,
+    params: &FindParams,
+) -> Result<FoundGrid, String> {
+    let (mut xs, mut ys) = (xs, ys);
+    let mut cells = sample_cells(img, &xs, &ys, params);
+    trim(&mut cells, &mut xs, &mut ys, hints, params);
+    trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
+    let (xs, ys) = (&xs, &ys);
+    let sides = side_ratio(edges, xs, ys);
+    match score_lattice(&cells, xs, ys, params)
+        .filter(|_| sides >= params.min_periodicity)
+        .filter(|s| gaps_plain(img, &cells, xs, ys, s.2))
+    {
+        Some((score, uniform, contrast)) => {
+            let (fx, fy) = line_fractions(edges, xs, ys);
+            let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
+            let grid = Grid {
+                left: xs.centre - xs.tile / 2.0,
+                top: ys.centre - ys.tile / 2.0,
+                cell_width: xs.tile,
+                cell_height: ys.tile,
+                gap_x: xs.pitch - xs.tile,
+                gap_y: ys.pitch - ys.tile,
+            };
+            Ok(FoundGrid {
+                rows: ys.count,
+                cols: xs.count,
+                grid,
+                uniform,
+                contrast,
+                score,
+                cells: cells.iter().map(|c| c.0).collect(),
+                from_blobs: false,
+            })
+        }
+        None => {
+            let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
+            Err(format!(
+                "a {}x{} lattice of {:.1}x{:.1} pixels has {uniform} of {} cells uniform",
+                ys.count,
+                xs.count,
+                xs.pitch,
+                ys.pitch,
+                cells.len()
+            ))
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! - [`classify`]: pixels to cells ([`read_board`]);
 //! - [`locate`]: finding the board rectangle in a screenshot, given rows and cols;
 //! - [`find`]: finding the grid (rectangle, rows, cols, pitch, gaps) with no
-//!   calibration and no sizes;
+//!   calibration and no sizes; [`blobs`] a second source of its lattices;
 //! - [`calibrate`]: learning a calibration from a screenshot;
 //! - [`overlay`]: pictures a person can check; [`draw`] the primitives;
 //! - [`replay`]: reading recorded fixtures and comparing with their labels;
@@ -23,6 +23,7 @@
 //! [`load_image`] and the fixture [`replay`].
 
 pub mod adapt;
+pub mod blobs;
 pub mod calibrate;
 pub mod classify;
 pub mod colour;

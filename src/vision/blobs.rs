@@ -1,0 +1,547 @@
+//! Candidate lattices from colour blobs: a second source of lattices for the
+//! grid finder ([`super::find`]), independent of its edge combs.
+//!
+//! Tiles are compact patches of smooth colour, parted from what is around
+//! them by an edge; text glyphs are thin, narrow (a pixel font is 3 x 5) and
+//! not on a regular 2D lattice of equal patches. So:
+//! 1. *Boundary pixels*: a pixel whose colour changes across it (largest
+//!    channel difference of its two neighbours, left/right or up/down) by
+//!    more than [`BlobParams::edge`] belongs to no blob. The difference spans
+//!    two pixels, so a blurred tile outline is a boundary as well.
+//! 2. *Blobs*: 4-connected components of the other pixels (union-find),
+//!    with their bounding boxes and areas; kept when squarish, filled enough
+//!    and not tiny (tiles, their inner faces and symbols; not a bar, a
+//!    button, a glyph or the background).
+//! 3. *Size classes*: blobs of about one size (within
+//!    [`BlobParams::size_spread`]) are one class (the tile bodies, the
+//!    faces of gems, the symbols).
+//! 4. *Lattice per class*: per axis, the distance from each blob to its
+//!    nearest neighbour of the class further along the same line is a
+//!    multiple of the pitch; the pitch is the smallest distance that
+//!    explains most of them (as a multiple), refined by least squares; the
+//!    phase is the circular mean of the centres modulo the pitch. Blobs near
+//!    lattice points are indexed; the largest cluster of indexed sites
+//!    (sites at most two apart are linked, so a board with holes stays one
+//!    cluster) is the board's extent, kept when it holds
+//!    [`BlobParams::min_occupied`] of its sites.
+//!
+//! Coordinates: picture pixels, tile centres at `first + i * pitch`.
+//! Invariants: pure and deterministic; every lattice returned has
+//! `min_cells..=max_cells` tiles a side and a pitch of at least the blob
+//! size.
+
+use image::RgbImage;
+
+/// Tunables of the blob source (plain data; `Default` is the preset for
+/// screenshots of any skin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlobParams {
+    /// A pixel whose neighbours on either side differ by more than this
+    /// (largest channel difference) is a boundary pixel.
+    pub edge: u8,
+    /// Least side of a blob's bounding box, in pixels.
+    pub min_side: usize,
+    /// Largest ratio of the long to the short side of a blob's box.
+    pub max_aspect: f64,
+    /// Least fraction of its box a blob covers.
+    pub min_fill: f64,
+    /// Blobs within this factor of a class's size belong to it.
+    pub size_spread: f64,
+    /// Fewest blobs of a class on a lattice.
+    pub min_blobs: usize,
+    /// Most size classes tried.
+    pub classes: usize,
+    /// A blob is on the lattice when its centre is within this fraction of
+    /// the pitch of a lattice point along both axes.
+    pub on_lattice: f64,
+    /// Least fraction of the lattice's sites holding a blob.
+    pub min_occupied: f64,
+    /// Pictures of more pixels than this are looked at half size (each
+    /// blob a quarter of the pixels; tiles under `2 * min_side` are left
+    /// to the combs).
+    pub reduce_above: f64,
+}
+
+impl Default for BlobParams {
+    fn default() -> Self {
+        BlobParams {
+            edge: 24,
+            min_side: 6,
+            max_aspect: 1.35,
+            min_fill: 0.3,
+            size_spread: 1.18,
+            min_blobs: 6,
+            classes: 4,
+            on_lattice: 0.2,
+            min_occupied: 0.5,
+            reduce_above: 3.5e5,
+        }
+    }
+}
+
+/// A connected patch of smooth colour: bounding box (inclusive) and area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Blob {
+    pub x0: usize,
+    pub y0: usize,
+    pub x1: usize,
+    pub y1: usize,
+    pub area: usize,
+}
+
+impl Blob {
+    fn width(&self) -> f64 {
+        (self.x1 - self.x0 + 1) as f64
+    }
+    fn height(&self) -> f64 {
+        (self.y1 - self.y0 + 1) as f64
+    }
+    /// Geometric mean of the box's sides.
+    fn size(&self) -> f64 {
+        (self.width() * self.height()).sqrt()
+    }
+    /// Centre of the box (pixel centres at `x + 0.5`).
+    fn centre(&self) -> (f64, f64) {
+        (
+            0.5 * (self.x0 + self.x1 + 1) as f64,
+            0.5 * (self.y0 + self.y1 + 1) as f64,
+        )
+    }
+}
+
+/// One axis of a blob lattice: tile centres `first + i * pitch` for
+/// `i in 0..count`, and the median blob extent along the axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlobAxis {
+    pub pitch: f64,
+    pub first: f64,
+    pub count: usize,
+    pub size: f64,
+}
+
+/// A lattice fitted to a class of blobs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlobLattice {
+    pub x: BlobAxis,
+    pub y: BlobAxis,
+    /// Sites holding a blob of the class.
+    pub blobs: usize,
+}
+
+impl BlobLattice {
+    /// The lattice in the pixels of a picture `f` times as large.
+    pub fn scaled(self, f: f64) -> BlobLattice {
+        let axis = |a: BlobAxis| BlobAxis {
+            pitch: f * a.pitch,
+            first: f * a.first,
+            size: f * a.size,
+            ..a
+        };
+        BlobLattice {
+            x: axis(self.x),
+            y: axis(self.y),
+            ..self
+        }
+    }
+}
+
+/// The picture's blobs of smooth colour that could be tiles (step 1-2 of
+/// the module docs), in raster order of their first pixel.
+pub fn blobs(img: &RgbImage, p: &BlobParams) -> Vec<Blob> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    if w < 3 || h < 3 {
+        return Vec::new();
+    }
+    let raw = img.as_raw();
+    let stride = 3 * w;
+    // Runs of inside pixels per row, `(row, x0, x1)` with `x1` exclusive,
+    // row by row (connected-component labelling by runs: Rosenfeld and
+    // Pfaltz's two passes, with union-find over the runs).
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut row_start: Vec<usize> = Vec::with_capacity(h + 1);
+    let mut inside = vec![false; w];
+    for y in 0..h {
+        row_start.push(runs.len());
+        let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let (r, ru, rd) = (
+            &raw[y * stride..(y + 1) * stride],
+            &raw[up * stride..(up + 1) * stride],
+            &raw[down * stride..(down + 1) * stride],
+        );
+        for (x, v) in inside.iter_mut().enumerate() {
+            let (xl, xr) = (3 * x.saturating_sub(1), 3 * (x + 1).min(w - 1));
+            let i = 3 * x;
+            let mut d = 0u8;
+            for k in 0..3 {
+                d = d
+                    .max(r[xl + k].abs_diff(r[xr + k]))
+                    .max(ru[i + k].abs_diff(rd[i + k]));
+            }
+            *v = d <= p.edge;
+        }
+        let mut x = 0;
+        while x < w {
+            if !inside[x] {
+                x += 1;
+                continue;
+            }
+            let x0 = x;
+            while x < w && inside[x] {
+                x += 1;
+            }
+            runs.push((y, x0, x));
+        }
+    }
+    row_start.push(runs.len());
+    // Union-find over runs: a run joins the runs of the row above that
+    // share a pixel column with it (4-connected).
+    let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
+    fn root(parent: &mut [u32], mut i: usize) -> usize {
+        while parent[i] as usize != i {
+            let g = parent[parent[i] as usize];
+            parent[i] = g;
+            i = g as usize;
+        }
+        i
+    }
+    for y in 1..h {
+        let (mut a, a_end) = (row_start[y - 1], row_start[y]);
+        for b in row_start[y]..row_start[y + 1] {
+            let (_, bx0, bx1) = runs[b];
+            while a < a_end && runs[a].2 <= bx0 {
+                a += 1;
+            }
+            let mut k = a;
+            while k < a_end && runs[k].1 < bx1 {
+                let (ra, rb) = (root(&mut parent, k), root(&mut parent, b));
+                if ra != rb {
+                    parent[ra.max(rb)] = ra.min(rb) as u32;
+                }
+                k += 1;
+            }
+        }
+    }
+    // Boxes per root, in the order of the root (its first run).
+    let mut slot: Vec<u32> = vec![u32::MAX; runs.len()];
+    let mut out: Vec<Blob> = Vec::new();
+    for (i, &(y, x0, x1)) in runs.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if slot[r] == u32::MAX {
+            slot[r] = out.len() as u32;
+            out.push(Blob {
+                x0,
+                y0: y,
+                x1: x1 - 1,
+                y1: y,
+                area: 0,
+            });
+        }
+        let b = &mut out[slot[r] as usize];
+        b.x0 = b.x0.min(x0);
+        b.x1 = b.x1.max(x1 - 1);
+        b.y1 = y;
+        b.area += x1 - x0;
+    }
+    out.retain(|b| {
+        let (bw, bh) = (b.width(), b.height());
+        bw.min(bh) >= p.min_side as f64
+            && bw.max(bh) <= p.max_aspect * bw.min(bh)
+            && b.area as f64 >= p.min_fill * bw * bh
+            && bw < 0.5 * w as f64
+            && bh < 0.5 * h as f64
+    });
+    out
+}
+
+/// Lattices fitted to the picture's classes of equal blobs (see the module
+/// docs), most blobs first, with `cells.0..=cells.1` tiles a side.
+pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> Vec<BlobLattice> {
+    let all = blobs(img, p);
+    let mut out: Vec<BlobLattice> = Vec::new();
+    for class in size_classes(&all, p) {
+        let Some(l) = lattice_of(&class, p, cells) else {
+            continue;
+        };
+        // The same lattice from another class (a gem's face and its
+        // outline): keep the larger blobs (the tile's own outline).
+        let same = |o: &BlobLattice| {
+            (o.x.pitch / l.x.pitch - 1.0).abs() < 0.03
+                && (o.y.pitch / l.y.pitch - 1.0).abs() < 0.03
+                && (o.x.first - l.x.first).abs() < 0.3 * l.x.pitch
+                && (o.y.first - l.y.first).abs() < 0.3 * l.y.pitch
+                && o.x.count == l.x.count
+                && o.y.count == l.y.count
+        };
+        match out.iter_mut().find(|o| same(o)) {
+            Some(o) => {
+                o.x.size = o.x.size.max(l.x.size);
+                o.y.size = o.y.size.max(l.y.size);
+            }
+            None => out.push(l),
+        }
+    }
+    out.sort_by_key(|l| std::cmp::Reverse(l.blobs));
+    out
+}
+
+/// Up to `p.classes` classes of blobs of about one size, largest class
+/// first: each is the blobs within `p.size_spread` of a seed's size, seeds
+/// taken greedily by how many blobs they gather (a seed already in a class
+/// is not a seed again).
+fn size_classes(all: &[Blob], p: &BlobParams) -> Vec<Vec<Blob>> {
+    let mut sorted: Vec<Blob> = all.to_vec();
+    sorted.sort_by(|a, b| a.size().total_cmp(&b.size()));
+    let sizes: Vec<f64> = sorted.iter().map(Blob::size).collect();
+    // Per blob, the range of blobs within the spread of its size.
+    let ranges: Vec<(usize, usize)> = sizes
+        .iter()
+        .map(|&s| {
+            let lo = sizes.partition_point(|&t| t < s / p.size_spread);
+            let hi = sizes.partition_point(|&t| t <= s * p.size_spread);
+            (lo, hi)
+        })
+        .collect();
+    let mut used = vec![false; sorted.len()];
+    let mut out = Vec::new();
+    while out.len() < p.classes {
+        let Some((i, &(lo, hi))) = ranges
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .max_by_key(|(i, r)| (r.1 - r.0, usize::MAX - i))
+        else {
+            break;
+        };
+        if hi - lo < p.min_blobs {
+            break;
+        }
+        used[lo..hi].iter_mut().for_each(|u| *u = true);
+        used[i] = true;
+        out.push(sorted[lo..hi].to_vec());
+    }
+    out
+}
+
+/// The pitch along one axis of a class of blobs: per blob, the distance to
+/// its nearest neighbour further along the same line (centres within a
+/// quarter of the blob size across), which is a multiple of the pitch. The
+/// smallest distance of which at least 60 % of them are a multiple (within
+/// 12 %, up to 4 times), refined by least squares. `None` under 3
+/// distances.
+fn class_pitch(class: &[Blob], along_x: bool) -> Option<f64> {
+    let pos = |b: &Blob| {
+        let (x, y) = b.centre();
+        if along_x {
+            (x, y)
+        } else {
+            (y, x)
+        }
+    };
+    let mut d: Vec<f64> = Vec::new();
+    for b in class {
+        let (a, c) = pos(b);
+        let s = b.size();
+        let next = class
+            .iter()
+            .map(|o| (pos(o), o.size()))
+            .filter(|&((oa, oc), os)| oa - a > 0.7 * s.min(os) && (oc - c).abs() < 0.25 * s)
+            .map(|((oa, _), _)| oa - a)
+            .min_by(f64::total_cmp);
+        d.extend(next);
+    }
+    if d.len() < 3 {
+        return None;
+    }
+    d.sort_by(f64::total_cmp);
+    let multiple = |v: f64, p: f64| {
+        let k = (v / p).round();
+        ((1.0..=4.0).contains(&k) && (v / p - k).abs() <= 0.12).then_some(k)
+    };
+    let need = (0.6 * d.len() as f64).ceil() as usize;
+    let p0 = d
+        .iter()
+        .copied()
+        .find(|&p| d.iter().filter(|&&v| multiple(v, p).is_some()).count() >= need)?;
+    let (mut sv, mut sk) = (0.0, 0.0);
+    for &v in &d {
+        if let Some(k) = multiple(v, p0) {
+            sv += v;
+            sk += k;
+        }
+    }
+    (sk > 0.0).then(|| sv / sk)
+}
+
+/// The lattice of one class of blobs (step 4 of the module docs).
+fn lattice_of(class: &[Blob], p: &BlobParams, cells: (usize, usize)) -> Option<BlobLattice> {
+    let px = class_pitch(class, true)?;
+    let py = class_pitch(class, false)?;
+    // The boxes miss the outline's boundary pixels, about one a side.
+    let size_x = median(class.iter().map(Blob::width).collect())? + 2.0;
+    let size_y = median(class.iter().map(Blob::height).collect())? + 2.0;
+    if px < 0.9 * size_x || py < 0.9 * size_y || px > 2.5 * py || py > 2.5 * px {
+        return None;
+    }
+    // Phase: circular mean of the centres modulo the pitch.
+    let phase = |v: &mut dyn Iterator<Item = f64>, pitch: f64| {
+        let (s, c) = v.fold((0.0, 0.0), |(s, c), t| {
+            let a = std::f64::consts::TAU * t / pitch;
+            (s + a.sin(), c + a.cos())
+        });
+        (s.atan2(c) / std::f64::consts::TAU * pitch).rem_euclid(pitch)
+    };
+    let fx = phase(&mut class.iter().map(|b| b.centre().0), px);
+    let fy = phase(&mut class.iter().map(|b| b.centre().1), py);
+    // Blobs on lattice sites: (column, row) indices.
+    let index = |v: f64, first: f64, pitch: f64| {
+        let t = (v - first) / pitch;
+        let k = t.round();
+        ((t - k).abs() <= p.on_lattice).then_some(k as i64)
+    };
+    let mut sites: Vec<(i64, i64)> = class
+        .iter()
+        .filter_map(|b| {
+            let (x, y) = b.centre();
+            Some((index(x, fx, px)?, index(y, fy, py)?))
+        })
+        .collect();
+    sites.sort_unstable();
+    sites.dedup();
+    if sites.len() < p.min_blobs {
+        return None;
+    }
+    // Clusters of sites (Chebyshev distance at most 2 links two sites).
+    let mut label = vec![usize::MAX; sites.len()];
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    for s in 0..sites.len() {
+        if label[s] != usize::MAX {
+            continue;
+        }
+        label[s] = s;
+        let mut members = vec![s];
+        let mut k = 0;
+        while k < members.len() {
+            let (a, b) = sites[members[k]];
+            for (j, &(c, d)) in sites.iter().enumerate() {
+                if label[j] == usize::MAX && (a - c).abs() <= 2 && (b - d).abs() <= 2 {
+                    label[j] = s;
+                    members.push(j);
+                }
+            }
+            k += 1;
+        }
+        if best.as_ref().is_none_or(|b| members.len() > b.0) {
+            best = Some((members.len(), members));
+        }
+    }
+    let (n, members) = best?;
+    let (mut c0, mut c1, mut r0, mut r1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+    for &m in &members {
+        let (c, r) = sites[m];
+        c0 = c0.min(c);
+        c1 = c1.max(c);
+        r0 = r0.min(r);
+        r1 = r1.max(r);
+    }
+    let (cols, rows) = ((c1 - c0 + 1) as usize, (r1 - r0 + 1) as usize);
+    let ok = |n: usize| (cells.0..=cells.1).contains(&n);
+    if !ok(cols) || !ok(rows) || (n as f64) < p.min_occupied * (rows * cols) as f64 {
+        return None;
+    }
+    Some(BlobLattice {
+        x: BlobAxis {
+            pitch: px,
+            first: fx + c0 as f64 * px,
+            count: cols,
+            size: size_x,
+        },
+        y: BlobAxis {
+            pitch: py,
+            first: fy + r0 as f64 * py,
+            count: rows,
+            size: size_y,
+        },
+        blobs: n,
+    })
+}
+
+/// The median of some values (`None` when there are none).
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    /// Circles of `d` px on a `pitch` lattice at `(x0, y0)`, each with a
+    /// ring symbol inside, colours from a cycle, on a dark background with
+    /// a strip of pixel-font-like bars on top.
+    fn circles(rows: usize, cols: usize, pitch: f64, d: f64, x0: f64, y0: f64) -> RgbImage {
+        let colours = [[200, 40, 40], [40, 170, 60], [50, 90, 210], [230, 200, 40]];
+        let w = (x0 + cols as f64 * pitch + 31.0) as u32;
+        let h = (y0 + rows as f64 * pitch + 47.0) as u32;
+        let mut img = RgbImage::from_pixel(w, h, Rgb([30, 34, 38]));
+        // "Text": 3x5 glyph-like bars.
+        for g in 0..(w / 8).saturating_sub(1) {
+            for y in 4..14 {
+                for x in 0..5 {
+                    if (x + y + g) % 3 != 0 {
+                        img.put_pixel(g * 8 + 4 + x, y, Rgb([230, 230, 230]));
+                    }
+                }
+            }
+        }
+        for r in 0..rows {
+            for c in 0..cols {
+                let col = colours[(r * 7 + c * 3 + r * c) % 4];
+                let (cx, cy) = (x0 + (c as f64 + 0.5) * pitch, y0 + (r as f64 + 0.5) * pitch);
+                for y in (cy - d) as u32..(cy + d) as u32 {
+                    for x in (cx - d) as u32..(cx + d) as u32 {
+                        let t = (x as f64 + 0.5 - cx).hypot(y as f64 + 0.5 - cy);
+                        if t < d / 2.0 {
+                            let ring = (t - 0.25 * d).abs() < 1.5;
+                            let v = if ring { [240, 240, 240] } else { col };
+                            img.put_pixel(x, y, Rgb(v));
+                        }
+                    }
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn the_blob_lattice_of_a_board_of_circles_is_the_drawn_lattice() {
+        let (pitch, x0, y0) = (37.3, 21.6, 58.2);
+        let img = circles(6, 7, pitch, 33.0, x0, y0);
+        let found = blob_lattices(&img, &BlobParams::default(), (3, 25));
+        let l = found.first().expect("a lattice");
+        assert_eq!((l.y.count, l.x.count), (6, 7), "{found:?}");
+        assert!((l.x.pitch - pitch).abs() < 0.3, "{l:?}");
+        assert!((l.y.pitch - pitch).abs() < 0.3, "{l:?}");
+        // First tile centre within a pixel.
+        assert!((l.x.first - (x0 + pitch / 2.0)).abs() < 1.0, "{l:?}");
+        assert!((l.y.first - (y0 + pitch / 2.0)).abs() < 1.0, "{l:?}");
+        assert!((l.x.size - 33.0).abs() < 2.0, "{l:?}");
+    }
+
+    #[test]
+    fn text_and_flat_pictures_have_no_blob_lattice() {
+        let flat = RgbImage::from_pixel(200, 300, Rgb([90, 120, 40]));
+        assert!(blob_lattices(&flat, &BlobParams::default(), (3, 25)).is_empty());
+        // Only the "text" strip of the board picture.
+        let mut text = circles(3, 3, 30.0, 26.0, 10.0, 40.0);
+        for y in 20..text.height() {
+            for x in 0..text.width() {
+                text.put_pixel(x, y, Rgb([30, 34, 38]));
+            }
+        }
+        assert!(blob_lattices(&text, &BlobParams::default(), (3, 25)).is_empty());
+    }
+}
