@@ -93,72 +93,53 @@ fn fold_pair(a: u64, b: u64, seed: usize) -> u64 {
     (p as u64) ^ ((p >> 64) as u64)
 }
 
-impl Mask for u128 {
-    const BITS: u32 = 128;
-    const ZERO: Self = 0;
-    const ONE: Self = 1;
-    #[inline(always)]
-    fn count_ones(self) -> u32 {
-        u128::count_ones(self)
-    }
-    #[inline(always)]
-    fn trailing_zeros(self) -> u32 {
-        u128::trailing_zeros(self)
-    }
-    #[inline(always)]
-    fn leading_zeros(self) -> u32 {
-        u128::leading_zeros(self)
-    }
-    #[inline(always)]
-    fn wrapping_add(self, rhs: Self) -> Self {
-        u128::wrapping_add(self, rhs)
-    }
-    #[inline(always)]
-    fn wrapping_sub(self, rhs: Self) -> Self {
-        u128::wrapping_sub(self, rhs)
-    }
-    #[inline(always)]
-    fn wrapping_neg(self) -> Self {
-        u128::wrapping_neg(self)
-    }
-    #[inline(always)]
-    fn hash_words(self, seed: usize) -> u64 {
-        fold_pair(self as u64, (self >> 64) as u64, seed)
-    }
+/// `Mask` for an integer type whose inherent methods have the trait's names.
+macro_rules! mask_impl {
+    ($ty:ty, $bits:expr, $zero:expr, $one:expr, |$m:ident, $seed:ident| $hash:expr) => {
+        impl Mask for $ty {
+            const BITS: u32 = $bits;
+            const ZERO: Self = $zero;
+            const ONE: Self = $one;
+            #[inline(always)]
+            fn count_ones(self) -> u32 {
+                <$ty>::count_ones(self)
+            }
+            #[inline(always)]
+            fn trailing_zeros(self) -> u32 {
+                <$ty>::trailing_zeros(self)
+            }
+            #[inline(always)]
+            fn leading_zeros(self) -> u32 {
+                <$ty>::leading_zeros(self)
+            }
+            #[inline(always)]
+            fn wrapping_add(self, rhs: Self) -> Self {
+                <$ty>::wrapping_add(self, rhs)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, rhs: Self) -> Self {
+                <$ty>::wrapping_sub(self, rhs)
+            }
+            #[inline(always)]
+            fn wrapping_neg(self) -> Self {
+                <$ty>::wrapping_neg(self)
+            }
+            #[inline(always)]
+            fn hash_words(self, $seed: usize) -> u64 {
+                let $m = self;
+                $hash
+            }
+        }
+    };
 }
 
-impl Mask for U256 {
-    const BITS: u32 = 256;
-    const ZERO: Self = U256::ZERO;
-    const ONE: Self = U256::ONE;
-    #[inline(always)]
-    fn count_ones(self) -> u32 {
-        U256::count_ones(self)
-    }
-    #[inline(always)]
-    fn trailing_zeros(self) -> u32 {
-        U256::trailing_zeros(self)
-    }
-    #[inline(always)]
-    fn leading_zeros(self) -> u32 {
-        U256::leading_zeros(self)
-    }
-    #[inline(always)]
-    fn wrapping_add(self, rhs: Self) -> Self {
-        U256::wrapping_add(self, rhs)
-    }
-    #[inline(always)]
-    fn wrapping_sub(self, rhs: Self) -> Self {
-        U256::wrapping_sub(self, rhs)
-    }
-    #[inline(always)]
-    fn wrapping_neg(self) -> Self {
-        U256::wrapping_neg(self)
-    }
-    #[inline(always)]
-    fn hash_words(self, seed: usize) -> u64 {
-        let (hi, lo) = self.into_words();
-        fold_pair(lo as u64, (lo >> 64) as u64, seed)
-            ^ fold_pair(hi as u64, (hi >> 64) as u64, seed + 5).rotate_left(29)
-    }
-}
+mask_impl!(u128, 128, 0, 1, |m, seed| fold_pair(
+    m as u64,
+    (m >> 64) as u64,
+    seed
+));
+mask_impl!(U256, 256, U256::ZERO, U256::ONE, |m, seed| {
+    let (hi, lo) = m.into_words();
+    fold_pair(lo as u64, (lo >> 64) as u64, seed)
+        ^ fold_pair(hi as u64, (hi >> 64) as u64, seed + 5).rotate_left(29)
+});
