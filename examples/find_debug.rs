@@ -66,10 +66,14 @@ fn main() {
         match got {
             Ok(all) => {
                 println!("{arg}: {} candidates in {ms:.1} ms", all.len());
-                for f in all.iter().take(12) {
+                for (i, f) in all.iter().enumerate() {
+                    if i >= 12 && !f.from_blobs {
+                        continue;
+                    }
                     let g = f.grid;
                     println!(
-                        "  {:>2}x{:<2} score {:8.1} uniform {:.2} contrast {:5.1} pitch {:.2}x{:.2} tile {:.1}x{:.1} at ({:.1},{:.1})",
+                        "{} {:>2}x{:<2} score {:8.1} uniform {:.2} contrast {:5.1} pitch {:.2}x{:.2} tile {:.1}x{:.1} at ({:.1},{:.1})",
+                        if f.from_blobs { "b" } else { " " },
                         f.rows,
                         f.cols,
                         f.score,

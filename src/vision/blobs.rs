@@ -56,6 +56,12 @@ pub struct BlobParams {
     pub on_lattice: f64,
     /// Least fraction of the lattice's sites holding a blob.
     pub min_occupied: f64,
+    /// A blob of several tiles ([`merged_sites`]) has each box side within
+    /// this fraction of a pitch of a tile's side.
+    pub merged_align: f64,
+    /// ... and its area at least the class's median area times the tiles
+    /// it covers over this factor.
+    pub merged_area: f64,
     /// Pictures of more pixels than this are looked at half size (each
     /// blob a quarter of the pixels; tiles under `2 * min_side` are left
     /// to the combs).
@@ -74,6 +80,8 @@ impl Default for BlobParams {
             classes: 4,
             on_lattice: 0.2,
             min_occupied: 0.5,
+            merged_align: 0.15,
+            merged_area: 1.3,
             reduce_above: 3.5e5,
         }
     }
@@ -149,117 +157,175 @@ impl BlobLattice {
 /// the module docs), in raster order of their first pixel.
 pub fn blobs(img: &RgbImage, p: &BlobParams) -> Vec<Blob> {
     let (w, h) = (img.width() as usize, img.height() as usize);
-    if w < 3 || h < 3 {
-        return Vec::new();
-    }
-    let raw = img.as_raw();
-    let stride = 3 * w;
-    // Runs of inside pixels per row, `(row, x0, x1)` with `x1` exclusive,
-    // row by row (connected-component labelling by runs: Rosenfeld and
-    // Pfaltz's two passes, with union-find over the runs).
-    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-    let mut row_start: Vec<usize> = Vec::with_capacity(h + 1);
-    let mut inside = vec![false; w];
-    for y in 0..h {
-        row_start.push(runs.len());
-        let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        let (r, ru, rd) = (
-            &raw[y * stride..(y + 1) * stride],
-            &raw[up * stride..(up + 1) * stride],
-            &raw[down * stride..(down + 1) * stride],
-        );
-        for (x, v) in inside.iter_mut().enumerate() {
-            let (xl, xr) = (3 * x.saturating_sub(1), 3 * (x + 1).min(w - 1));
-            let i = 3 * x;
-            let mut d = 0u8;
-            for k in 0..3 {
-                d = d
-                    .max(r[xl + k].abs_diff(r[xr + k]))
-                    .max(ru[i + k].abs_diff(rd[i + k]));
-            }
-            *v = d <= p.edge;
+    let mut all = Labels::of(img, p).blobs;
+    all.retain(|b| tile_like(b, p, w, h));
+    all
+}
+
+/// Whether a blob could be one tile: not tiny, squarish, filling its box,
+/// under half the picture a side.
+fn tile_like(b: &Blob, p: &BlobParams, w: usize, h: usize) -> bool {
+    let (bw, bh) = (b.width(), b.height());
+    bw.min(bh) >= p.min_side as f64
+        && bw.max(bh) <= p.max_aspect * bw.min(bh)
+        && b.area as f64 >= p.min_fill * bw * bh
+        && bw < 0.5 * w as f64
+        && bh < 0.5 * h as f64
+}
+
+/// Every connected patch of smooth colour of a picture (step 1-2 of the
+/// module docs, unfiltered) and which patch each pixel belongs to, kept as
+/// runs of pixels per row.
+struct Labels {
+    /// All blobs, in raster order of their first pixel.
+    blobs: Vec<Blob>,
+    /// Runs of inside pixels `(row, x0, x1)`, `x1` exclusive, row by row.
+    runs: Vec<(usize, usize, usize)>,
+    /// Index of each row's first run (one more entry than rows).
+    row_start: Vec<usize>,
+    /// The blob (index into `blobs`) of each run.
+    blob_of_run: Vec<u32>,
+}
+
+impl Labels {
+    fn of(img: &RgbImage, p: &BlobParams) -> Labels {
+        let (w, h) = (img.width() as usize, img.height() as usize);
+        if w < 3 || h < 3 {
+            return Labels {
+                blobs: Vec::new(),
+                runs: Vec::new(),
+                row_start: vec![0; h + 1],
+                blob_of_run: Vec::new(),
+            };
         }
-        let mut x = 0;
-        while x < w {
-            if !inside[x] {
-                x += 1;
-                continue;
-            }
-            let x0 = x;
-            while x < w && inside[x] {
-                x += 1;
-            }
-            runs.push((y, x0, x));
-        }
-    }
-    row_start.push(runs.len());
-    // Union-find over runs: a run joins the runs of the row above that
-    // share a pixel column with it (4-connected).
-    let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
-    fn root(parent: &mut [u32], mut i: usize) -> usize {
-        while parent[i] as usize != i {
-            let g = parent[parent[i] as usize];
-            parent[i] = g;
-            i = g as usize;
-        }
-        i
-    }
-    for y in 1..h {
-        let (mut a, a_end) = (row_start[y - 1], row_start[y]);
-        for b in row_start[y]..row_start[y + 1] {
-            let (_, bx0, bx1) = runs[b];
-            while a < a_end && runs[a].2 <= bx0 {
-                a += 1;
-            }
-            let mut k = a;
-            while k < a_end && runs[k].1 < bx1 {
-                let (ra, rb) = (root(&mut parent, k), root(&mut parent, b));
-                if ra != rb {
-                    parent[ra.max(rb)] = ra.min(rb) as u32;
+        let raw = img.as_raw();
+        let stride = 3 * w;
+        // Connected-component labelling by runs: Rosenfeld and Pfaltz's two
+        // passes, with union-find over the runs.
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        let mut row_start: Vec<usize> = Vec::with_capacity(h + 1);
+        let mut inside = vec![false; w];
+        for y in 0..h {
+            row_start.push(runs.len());
+            let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
+            let (r, ru, rd) = (
+                &raw[y * stride..(y + 1) * stride],
+                &raw[up * stride..(up + 1) * stride],
+                &raw[down * stride..(down + 1) * stride],
+            );
+            for (x, v) in inside.iter_mut().enumerate() {
+                let (xl, xr) = (3 * x.saturating_sub(1), 3 * (x + 1).min(w - 1));
+                let i = 3 * x;
+                let mut d = 0u8;
+                for k in 0..3 {
+                    d = d
+                        .max(r[xl + k].abs_diff(r[xr + k]))
+                        .max(ru[i + k].abs_diff(rd[i + k]));
                 }
-                k += 1;
+                *v = d <= p.edge;
+            }
+            let mut x = 0;
+            while x < w {
+                if !inside[x] {
+                    x += 1;
+                    continue;
+                }
+                let x0 = x;
+                while x < w && inside[x] {
+                    x += 1;
+                }
+                runs.push((y, x0, x));
             }
         }
-    }
-    // Boxes per root, in the order of the root (its first run).
-    let mut slot: Vec<u32> = vec![u32::MAX; runs.len()];
-    let mut out: Vec<Blob> = Vec::new();
-    for (i, &(y, x0, x1)) in runs.iter().enumerate() {
-        let r = root(&mut parent, i);
-        if slot[r] == u32::MAX {
-            slot[r] = out.len() as u32;
-            out.push(Blob {
-                x0,
-                y0: y,
-                x1: x1 - 1,
-                y1: y,
-                area: 0,
-            });
+        row_start.push(runs.len());
+        // Union-find over runs: a run joins the runs of the row above that
+        // share a pixel column with it (4-connected).
+        let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
+        fn root(parent: &mut [u32], mut i: usize) -> usize {
+            while parent[i] as usize != i {
+                let g = parent[parent[i] as usize];
+                parent[i] = g;
+                i = g as usize;
+            }
+            i
         }
-        let b = &mut out[slot[r] as usize];
-        b.x0 = b.x0.min(x0);
-        b.x1 = b.x1.max(x1 - 1);
-        b.y1 = y;
-        b.area += x1 - x0;
+        for y in 1..h {
+            let (mut a, a_end) = (row_start[y - 1], row_start[y]);
+            for b in row_start[y]..row_start[y + 1] {
+                let (_, bx0, bx1) = runs[b];
+                while a < a_end && runs[a].2 <= bx0 {
+                    a += 1;
+                }
+                let mut k = a;
+                while k < a_end && runs[k].1 < bx1 {
+                    let (ra, rb) = (root(&mut parent, k), root(&mut parent, b));
+                    if ra != rb {
+                        parent[ra.max(rb)] = ra.min(rb) as u32;
+                    }
+                    k += 1;
+                }
+            }
+        }
+        // Boxes per root, in the order of the root (its first run).
+        let mut slot: Vec<u32> = vec![u32::MAX; runs.len()];
+        let mut blob_of_run: Vec<u32> = Vec::with_capacity(runs.len());
+        let mut blobs: Vec<Blob> = Vec::new();
+        for (i, &(y, x0, x1)) in runs.iter().enumerate() {
+            let r = root(&mut parent, i);
+            if slot[r] == u32::MAX {
+                slot[r] = blobs.len() as u32;
+                blobs.push(Blob {
+                    x0,
+                    y0: y,
+                    x1: x1 - 1,
+                    y1: y,
+                    area: 0,
+                });
+            }
+            blob_of_run.push(slot[r]);
+            let b = &mut blobs[slot[r] as usize];
+            b.x0 = b.x0.min(x0);
+            b.x1 = b.x1.max(x1 - 1);
+            b.y1 = y;
+            b.area += x1 - x0;
+        }
+        Labels {
+            blobs,
+            runs,
+            row_start,
+            blob_of_run,
+        }
     }
-    out.retain(|b| {
-        let (bw, bh) = (b.width(), b.height());
-        bw.min(bh) >= p.min_side as f64
-            && bw.max(bh) <= p.max_aspect * bw.min(bh)
-            && b.area as f64 >= p.min_fill * bw * bh
-            && bw < 0.5 * w as f64
-            && bh < 0.5 * h as f64
-    });
-    out
+
+    /// The blob pixel `(x, y)` belongs to (None: a boundary pixel, or
+    /// outside the picture).
+    fn blob_at(&self, x: f64, y: f64) -> Option<usize> {
+        if x < 0.0 || y < 0.0 {
+            return None;
+        }
+        let (x, y) = (x as usize, y as usize);
+        let (a, b) = (*self.row_start.get(y)?, *self.row_start.get(y + 1)?);
+        let row = &self.runs[a..b];
+        let k = row.partition_point(|r| r.2 <= x);
+        let &(_, x0, _) = row.get(k)?;
+        (x0 <= x).then(|| self.blob_of_run[a + k] as usize)
+    }
 }
 
 /// Lattices fitted to the picture's classes of equal blobs (see the module
 /// docs), most blobs first, with `cells.0..=cells.1` tiles a side.
 pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> Vec<BlobLattice> {
-    let all = blobs(img, p);
+    let labels = Labels::of(img, p);
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let tiles: Vec<Blob> = labels
+        .blobs
+        .iter()
+        .filter(|b| tile_like(b, p, w, h))
+        .copied()
+        .collect();
     let mut out: Vec<BlobLattice> = Vec::new();
-    for class in size_classes(&all, p) {
-        let Some(l) = lattice_of(&class, p, cells) else {
+    for class in size_classes(&tiles, p) {
+        let Some(l) = lattice_of(&class, p, cells, &labels) else {
             continue;
         };
         // The same lattice from another class (a gem's face and its
@@ -372,8 +438,14 @@ fn class_pitch(class: &[Blob], along_x: bool) -> Option<f64> {
     (sk > 0.0).then(|| sv / sk)
 }
 
-/// The lattice of one class of blobs (step 4 of the module docs).
-fn lattice_of(class: &[Blob], p: &BlobParams, cells: (usize, usize)) -> Option<BlobLattice> {
+/// The lattice of one class of blobs (step 4 of the module docs); the
+/// sites of merged tiles ([`merged_sites`]) count as held.
+fn lattice_of(
+    class: &[Blob],
+    p: &BlobParams,
+    cells: (usize, usize),
+    labels: &Labels,
+) -> Option<BlobLattice> {
     let px = class_pitch(class, true)?;
     let py = class_pitch(class, false)?;
     // The boxes miss the outline's boundary pixels, about one a side.
@@ -405,11 +477,12 @@ fn lattice_of(class: &[Blob], p: &BlobParams, cells: (usize, usize)) -> Option<B
             Some((index(x, fx, px)?, index(y, fy, py)?))
         })
         .collect();
-    sites.sort_unstable();
-    sites.dedup();
     if sites.len() < p.min_blobs {
         return None;
     }
+    sites.extend(merged_sites(class, labels, p, (fx, px), (fy, py)));
+    sites.sort_unstable();
+    sites.dedup();
     // Clusters of sites (Chebyshev distance at most 2 links two sites).
     let mut label = vec![usize::MAX; sites.len()];
     let mut best: Option<(usize, Vec<usize>)> = None;
@@ -463,6 +536,87 @@ fn lattice_of(class: &[Blob], p: &BlobParams, cells: (usize, usize)) -> Option<B
         },
         blobs: n,
     })
+}
+
+/// The lattice sites held by blobs of several tiles: tiles with no gap
+/// between them, of one colour, are one blob (an L of three, a row of
+/// four), so a lattice of single tiles misses them and can stop a line
+/// short. A blob counts when its box is the union of whole tiles of the
+/// class's size on the lattice (each side within [`BlobParams::merged_align`]
+/// of a pitch of a tile's side), it covers each of its sites (at least 6 of
+/// 8 points on a ring around the site's centre) and its area is that many
+/// tiles' (at least the class's median area times the sites over
+/// [`BlobParams::merged_area`], at most the sites' cells). A panel or
+/// background around the board has margins beyond the tiles and more area
+/// than its sites' cells. Sites as
+/// `(column, row)` indices of the lattice `(first, pitch)` per axis.
+fn merged_sites(
+    class: &[Blob],
+    labels: &Labels,
+    p: &BlobParams,
+    (fx, px): (f64, f64),
+    (fy, py): (f64, f64),
+) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let (Some(tw), Some(th), Some(ta)) = (
+        median(class.iter().map(Blob::width).collect()),
+        median(class.iter().map(Blob::height).collect()),
+        median(class.iter().map(|b| b.area as f64).collect()),
+    ) else {
+        return out;
+    };
+    // The lattice indices of the tiles a box side starts or ends with,
+    // when the side is on a tile's side.
+    let aligned = |lo: usize, hi: usize, first: f64, pitch: f64, t: f64| {
+        let a = (lo as f64 + 0.5 * t - first) / pitch;
+        let b = (hi as f64 + 1.0 - 0.5 * t - first) / pitch;
+        let (ka, kb) = (a.round(), b.round());
+        let tol = p.merged_align;
+        ((a - ka).abs() <= tol && (b - kb).abs() <= tol && kb >= ka)
+            .then_some((ka as i64, kb as i64))
+    };
+    for (id, b) in labels.blobs.iter().enumerate() {
+        if (b.area as f64) < 1.5 * ta || b.width() < 0.8 * tw || b.height() < 0.8 * th {
+            continue;
+        }
+        let (Some((c0, c1)), Some((r0, r1))) = (
+            aligned(b.x0, b.x1, fx, px, tw),
+            aligned(b.y0, b.y1, fy, py, th),
+        ) else {
+            continue;
+        };
+        let n = ((c1 - c0 + 1) * (r1 - r0 + 1)) as usize;
+        if n < 2 || n > 64 {
+            continue;
+        }
+        let held: Vec<(i64, i64)> = (r0..=r1)
+            .flat_map(|r| (c0..=c1).map(move |c| (c, r)))
+            .filter(|&(c, r)| {
+                let (x, y) = (fx + c as f64 * px, fy + r as f64 * py);
+                (0..8)
+                    .filter(|&k| {
+                        let a = std::f64::consts::TAU * k as f64 / 8.0;
+                        let (dx, dy) = (0.3 * tw * a.cos(), 0.3 * th * a.sin());
+                        labels.blob_at(x + dx, y + dy) == Some(id)
+                    })
+                    .count()
+                    >= 6
+            })
+            .collect();
+        let spans = |f: fn(&(i64, i64)) -> i64, lo: i64, hi: i64| {
+            held.iter().map(f).min() == Some(lo) && held.iter().map(f).max() == Some(hi)
+        };
+        let k = held.len() as f64;
+        if held.len() >= 2
+            && spans(|s| s.0, c0, c1)
+            && spans(|s| s.1, r0, r1)
+            && b.area as f64 >= k * ta / p.merged_area
+            && b.area as f64 <= k * px * py
+        {
+            out.extend(held);
+        }
+    }
+    out
 }
 
 /// The median of some values (`None` when there are none).

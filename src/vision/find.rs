@@ -1466,7 +1466,7 @@ fn blob_candidates(
             hints.cols.is_none_or(|c| c == l.x.count) && hints.rows.is_none_or(|r| r == l.y.count)
         })
         .filter(|l| (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch)))
-        .filter_map(|l| judged(img, edges, axis(l.x), axis(l.y), hints, params).ok())
+        .filter_map(|l| judged(img, edges, axis(l.x), axis(l.y), hints, params, false).ok())
         .map(|f| FoundGrid {
             from_blobs: true,
             ..f
@@ -1732,7 +1732,7 @@ fn evaluate(
     let mut why = String::new();
     for xs in &xa {
         for ys in &ya {
-            match judged(img, edges, *xs, *ys, hints, params) {
+            match judged(img, edges, *xs, *ys, hints, params, true) {
                 Ok(f) => found.push(f),
                 Err(e) => why = e,
             }
@@ -1754,11 +1754,14 @@ fn judged(
     ys: Axis,
     hints: Hints,
     params: &FindParams,
+    by_edges: bool,
 ) -> Result<FoundGrid, String> {
     let (mut xs, mut ys) = (xs, ys);
     let mut cells = sample_cells(img, &xs, &ys, params);
     trim(&mut cells, &mut xs, &mut ys, hints, params);
-    trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
+    if by_edges {
+        trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
+    }
     let (xs, ys) = (&xs, &ys);
     let sides = side_ratio(edges, xs, ys);
     match score_lattice(&cells, xs, ys, params)
