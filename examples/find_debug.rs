@@ -60,6 +60,20 @@ fn main() {
                 l.blobs, l.y.count, l.x.count, l.x.pitch, l.y.pitch, l.x.size, l.y.size, l.x.first, l.y.first
             );
         }
+        if std::env::var("HALF").is_ok() {
+            let half = image::imageops::resize(
+                &img,
+                img.width() / 2,
+                img.height() / 2,
+                image::imageops::FilterType::Triangle,
+            );
+            for l in picture_blob_lattices(&half, &FindParams::default()) {
+                println!(
+                    "  half: blobs {:>3}: {:>2}x{:<2} pitch {:.2}x{:.2} size {:.1}x{:.1}",
+                    l.blobs, l.y.count, l.x.count, l.x.pitch, l.y.pitch, l.x.size, l.y.size
+                );
+            }
+        }
         let t = std::time::Instant::now();
         let got = find_candidates(&img, Hints::default(), &FindParams::default());
         let ms = t.elapsed().as_secs_f64() * 1e3;

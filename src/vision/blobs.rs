@@ -593,14 +593,17 @@ fn merged_sites(
             .flat_map(|r| (c0..=c1).map(move |c| (c, r)))
             .filter(|&(c, r)| {
                 let (x, y) = (fx + c as f64 * px, fy + r as f64 * py);
-                (0..8)
-                    .filter(|&k| {
-                        let a = std::f64::consts::TAU * k as f64 / 8.0;
-                        let (dx, dy) = (0.3 * tw * a.cos(), 0.3 * th * a.sin());
-                        labels.blob_at(x + dx, y + dy) == Some(id)
-                    })
-                    .count()
-                    >= 6
+                // Two rings, so a symbol on one does not hide the tile.
+                [0.3, 0.4].iter().any(|&reach| {
+                    (0..8)
+                        .filter(|&k| {
+                            let a = std::f64::consts::TAU * k as f64 / 8.0;
+                            let (dx, dy) = (reach * tw * a.cos(), reach * th * a.sin());
+                            labels.blob_at(x + dx, y + dy) == Some(id)
+                        })
+                        .count()
+                        >= 6
+                })
             })
             .collect();
         let spans = |f: fn(&(i64, i64)) -> i64, lo: i64, hi: i64| {
