@@ -338,10 +338,35 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
                 && o.x.count == l.x.count
                 && o.y.count == l.y.count
         };
-        match out.iter_mut().find(|o| same(o)) {
+        // Or the same lattice points, one extent inside the other (a
+        // class that misses a line of the board: gem faces drawn smaller
+        // on some tiles): the larger extent, with the larger blobs.
+        let on_points = |o: &BlobLattice| {
+            let step = |a: &BlobAxis, b: &BlobAxis| (a.first - b.first) / b.pitch;
+            (o.x.pitch / l.x.pitch - 1.0).abs() < 0.03
+                && (o.y.pitch / l.y.pitch - 1.0).abs() < 0.03
+                && (step(&o.x, &l.x) - step(&o.x, &l.x).round()).abs() < 0.3
+                && (step(&o.y, &l.y) - step(&o.y, &l.y).round()).abs() < 0.3
+        };
+        let inside = |a: &BlobAxis, b: &BlobAxis| {
+            let (k0, k1) = (
+                ((a.first - b.first) / b.pitch).round() as i64,
+                ((a.first - b.first) / b.pitch).round() as i64 + a.count as i64,
+            );
+            k0 >= 0 && k1 <= b.count as i64
+        };
+        let contains = |o: &BlobLattice, l: &BlobLattice| inside(&l.x, &o.x) && inside(&l.y, &o.y);
+        match out
+            .iter_mut()
+            .find(|o| same(o) || (on_points(o) && (contains(o, &l) || contains(&l, o))))
+        {
             Some(o) => {
-                o.x.size = o.x.size.max(l.x.size);
-                o.y.size = o.y.size.max(l.y.size);
+                let (sx, sy) = (o.x.size.max(l.x.size), o.y.size.max(l.y.size));
+                if !contains(o, &l) {
+                    *o = l;
+                }
+                o.x.size = sx;
+                o.y.size = sy;
             }
             None => out.push(l),
         }
