@@ -611,7 +611,7 @@ fn merged_sites(
             continue;
         };
         let n = ((c1 - c0 + 1) * (r1 - r0 + 1)) as usize;
-        if n < 2 || n > 64 {
+        if n < 2 {
             continue;
         }
         let held: Vec<(i64, i64)> = (r0..=r1)
