@@ -23,7 +23,13 @@
 //!    lattice points are indexed; the largest cluster of indexed sites
 //!    (sites at most two apart are linked, so a board with holes stays one
 //!    cluster) is the board's extent, kept when it holds
-//!    [`BlobParams::min_occupied`] of its sites.
+//!    [`BlobParams::min_occupied`] of its sites. On a board with no gaps,
+//!    neighbours of one colour are one blob: such a blob whose box is whole
+//!    tiles of the class on the lattice holds the sites it covers
+//!    ([`merged_sites`]).
+//! 5. *One lattice per set of points*: a class's lattice on the same points
+//!    as another's and inside its extent (gem faces, where some tiles' faces
+//!    are missed) is folded into the larger.
 //!
 //! Coordinates: picture pixels, tile centres at `first + i * pitch`.
 //! Invariants: pure and deterministic; every lattice returned has
