@@ -456,10 +456,6 @@ pub struct Rank {
     /// the bench, -0.37 (0.15) on 300 others; on all boards (`usize::MAX`)
     /// it gained nothing on 48 boards (Round 8). `null`: never.
     pub cascades_within: Option<usize>,
-    /// The weight of a step of the distance to the target with the
-    /// cascades ([`Rank::cascades_within`]) in place of `target`; `null`:
-    /// `target`.
-    pub cascade_target: Option<f64>,
 }
 
 impl Default for Rank {
@@ -473,7 +469,6 @@ impl Default for Rank {
             short_combo: 5.0,
             target: 1.5,
             cascades_within: Some(3),
-            cascade_target: None,
         }
     }
 }
@@ -907,21 +902,16 @@ pub fn solve_anytime(
                     0 => 0,
                     k => k.max(width / PLAN_WIDTH),
                 };
-                let left = g.cells().saturating_sub(3 * orbs.max_combos(g) as usize);
-                let cascades = p.rank.cascades_within.is_some_and(|k| left <= k);
-                let mut rank = p.rank.for_shorter();
-                if cascades {
-                    rank.target = p.rank.cascade_target.unwrap_or(p.rank.target);
-                }
                 let shorter = PadParams {
                     width,
                     max_path: b.path.len() - 2,
                     per_plan,
-                    rank,
+                    rank: p.rank.for_shorter(),
                     ..p.clone()
                 };
-                let want = (rank.target > 0.0).then(|| {
-                    if cascades {
+                let want = (p.rank.target > 0.0).then(|| {
+                    let left = g.cells().saturating_sub(3 * orbs.max_combos(g) as usize);
+                    if p.rank.cascades_within.is_some_and(|k| left <= k) {
                         target_with_cascades(g, orbs, &b.path)
                     } else {
                         target_of(g, orbs, &b.path)
