@@ -11,11 +11,11 @@
 //! own calls and says stop after `CALLS` of them: about 32 states evaluated
 //! a call, so 90000 calls is about 2.8 M states, 1 s of one idle core. On
 //! one thread (`RAYON_NUM_THREADS=1`) a run is exact and repeatable. Prints
-//! per board the combos, the board's maximum, the path length and the
-//! states, then the means. `PAD_JOBS=N` solves N boards at a time, each
-//! on a thread of its own (with `RAYON_NUM_THREADS=1` the same results);
-//! `PAD_MAX=M` takes only the boards whose maximum is `M` (lines still
-//! numbered as in the file).
+//! per board as it finishes (so a run cut short still tells) the combos,
+//! the board's maximum, the path length and the states, then the means.
+//! `PAD_JOBS=N` solves N boards at a time, each on a thread of its own
+//! (with `RAYON_NUM_THREADS=1` the same results); `PAD_MAX=M` takes only
+//! the boards whose maximum is `M` (lines still numbered as in the file).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -134,6 +134,12 @@ fn main() -> ExitCode {
                         };
                         let s = solve_anytime(g, o, &p, 200, &stop);
                         let len = s.path.len().saturating_sub(1);
+                        // At once (as boards finish), so a run cut short
+                        // still says something.
+                        println!(
+                            "{i} combos {}/{} len {len} nodes {}",
+                            s.combos, s.max_combos, s.nodes
+                        );
                         out.push((*i, s.combos, s.max_combos, len, s.nodes));
                     }
                 })
@@ -146,8 +152,7 @@ fn main() -> ExitCode {
     });
     solved.sort_unstable();
     let (mut boards, mut at_max, mut steps, mut states) = (0, 0, 0, 0);
-    for (i, combos, max_combos, len, nodes) in solved {
-        println!("{i} combos {combos}/{max_combos} len {len} nodes {nodes}");
+    for (_, combos, max_combos, len, nodes) in solved {
         boards += 1;
         at_max += usize::from(combos >= max_combos);
         steps += len;

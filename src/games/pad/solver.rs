@@ -448,13 +448,15 @@ pub struct Rank {
     /// target at 1 or 3: 21.40, at 10: 22.15).
     pub target: f64,
     /// On boards whose maximum leaves at most this many orbs uncleared
-    /// (9 combos on 6x5: 3), the target is every cell whose orb clears,
-    /// cascades included, not only the first pass's
-    /// ([`target_with_cascades`]): there the cascades hold a third of the
-    /// combos. Nine-combo boards under a simulated 1 s, paired against the
-    /// first pass's cells: -0.44 steps (standard error 0.24) on the 187 of
-    /// the bench, -0.37 (0.15) on 300 others; on all boards (`usize::MAX`)
-    /// it gained nothing on 48 boards (Round 8). `null`: never.
+    /// (8 or 9 combos on 6x5: 6 or 3), the target is every cell whose orb
+    /// clears, cascades included, not only the first pass's
+    /// ([`target_with_cascades`]): there the cascades hold a good part of
+    /// the combos. Under a simulated 1 s, paired against the first pass's
+    /// cells: nine-combo boards -0.44 steps (standard error 0.24) on the
+    /// 187 of the bench, -0.37 (0.15) on 300 others (Round 9, at 3);
+    /// eight-combo boards of the bench -0.18 (0.12) on 381 (Round 10, at
+    /// 6); on all boards (`usize::MAX`) it gained nothing on 48 boards
+    /// (Round 8). `null`: never.
     pub cascades_within: Option<usize>,
 }
 
@@ -468,7 +470,7 @@ impl Default for Rank {
             pass: 1.0,
             short_combo: 5.0,
             target: 1.5,
-            cascades_within: Some(3),
+            cascades_within: Some(6),
         }
     }
 }
@@ -1434,9 +1436,19 @@ mod tests {
             one.combos
         );
         // The passes for a shorter path steer to the cells the best
-        // path's first pass clears (`target`, 1.5): 27 steps, where
-        // without it 29.
-        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 27, 177868));
+        // path's cascades clear (`cascades_within`, 6 orbs left on 8
+        // combos): 26 steps; to the cells its first pass clears
+        // (`target`, 1.5): 27; without a target 29.
+        assert_eq!((one.combos, one.path.len() - 1, one.nodes), (8, 26, 169663));
+        let first_pass = PadParams {
+            rank: Rank {
+                cascades_within: Some(3),
+                ..Rank::default()
+            },
+            ..p.clone()
+        };
+        let s = solve_anytime(&g, &o, &first_pass, 200, &NeverStop);
+        assert_eq!((s.combos, s.path.len() - 1, s.nodes), (8, 27, 177868));
         let plain = PadParams {
             rank: Rank {
                 target: 0.0,
