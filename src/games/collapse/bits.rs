@@ -20,7 +20,7 @@
 //! board: `tests/collapse.rs` checks equal scores and node counts.
 
 use super::mask::Mask;
-use super::rules::{Census, Group, MAX_SIDE};
+use super::rules::{Census, Group, GroupSums, Points, MAX_SIDE};
 use crate::board::{Board, Cell, EMPTY};
 use crate::games::GameError;
 
@@ -187,22 +187,23 @@ impl<const K: usize, M: Mask> BitBoard<K, M> {
     pub fn census_any_order(&self, out: &mut Vec<Group>, census: &mut Census) {
         out.clear();
         *census = Census::default();
-        self.tally_any(!M::ZERO, out, census);
+        self.tally_any(!M::ZERO, census, |g| out.push(g));
     }
 
     /// [`BitBoard::tally`] with the stride as a constant where it can be.
-    fn tally_any(&self, band: M, out: &mut Vec<Group>, census: &mut Census) {
+    #[inline(always)]
+    fn tally_any(&self, band: M, census: &mut Census, sink: impl FnMut(Group)) {
         if self.stride() == FAST_STRIDE {
-            self.tally::<FAST_STRIDE>(band, out, census)
+            self.tally::<FAST_STRIDE>(band, census, sink)
         } else {
-            self.tally::<0>(band, out, census)
+            self.tally::<0>(band, census, sink)
         }
     }
 
-    /// Adds to `census` the cells and lone cells of every colour, and to
-    /// `out` the groups of 2+ that have a cell in `band`.
+    /// Adds to `census` the cells and lone cells of every colour, and hands
+    /// `sink` the groups of 2+ that have a cell in `band`.
     #[inline(always)]
-    fn tally<const S: u32>(&self, band: M, out: &mut Vec<Group>, census: &mut Census) {
+    fn tally<const S: u32>(&self, band: M, census: &mut Census, mut sink: impl FnMut(Group)) {
         let s = stride_of::<S>(self.stride());
         for (&m, &id) in self.masks.iter().zip(&self.ids) {
             if m.is_zero() {
@@ -216,7 +217,7 @@ impl<const K: usize, M: Mask> BitBoard<K, M> {
                 let seed = near & near.wrapping_neg();
                 let g = flood(seed, m, s);
                 near &= !g;
-                out.push(Group {
+                sink(Group {
                     rep: seed.trailing_zeros() as u16,
                     size: g.count_ones() as u16,
                     colour: id,
@@ -299,6 +300,35 @@ impl<const K: usize, M: Mask> BitBoard<K, M> {
         out: &mut Vec<Group>,
         census: &mut Census,
     ) {
+        out.clear();
+        self.child_groups(found, removed, child, census, |g| out.push(g));
+    }
+
+    /// [`BitBoard::child_census`] with the groups summed as they are found,
+    /// not listed: all the solver's evaluation of a child needs.
+    pub fn child_sums(
+        &self,
+        found: &[(Group, M)],
+        removed: usize,
+        child: &Self,
+        points: &Points,
+        census: &mut Census,
+    ) -> GroupSums {
+        let mut sums = GroupSums::default();
+        self.child_groups(found, removed, child, census, |g| points.add(&mut sums, g));
+        sums
+    }
+
+    /// [`BitBoard::child_census`], handing the groups to `sink`.
+    #[inline(always)]
+    fn child_groups(
+        &self,
+        found: &[(Group, M)],
+        removed: usize,
+        child: &Self,
+        census: &mut Census,
+        mut sink: impl FnMut(Group),
+    ) {
         let s = self.stride();
         let w = self.w as u32;
         let taken = found[removed].1;
@@ -309,14 +339,13 @@ impl<const K: usize, M: Mask> BitBoard<K, M> {
         let band = |lo: u32, hi: u32| -> M { M::below((hi + 1) * s) & !M::below(lo * s) };
         let parent_band = band(lo, hi);
         let child_band = band(lo, hi.saturating_sub(emptied).max(lo));
-        out.clear();
         *census = Census::default();
         for &(g, m) in found {
             if (m & parent_band).is_zero() {
-                out.push(g);
+                sink(g);
             }
         }
-        child.tally_any(child_band, out, census);
+        child.tally_any(child_band, census, sink);
     }
 
     /// Columns holding at least one cell (they are the leftmost ones).

@@ -76,6 +76,47 @@ impl Census {
     }
 }
 
+/// What a state's evaluation needs of its groups of 2+: their points
+/// summed, a kept colour's apart, and their number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GroupSums {
+    pub points: i64,
+    /// The points of the kept colour's groups.
+    pub target: i64,
+    pub count: u32,
+}
+
+/// Points of a group by its size, looked up, and the kept colour (0: none).
+#[derive(Debug, Clone, Default)]
+pub struct Points {
+    table: Vec<i64>,
+    target: u8,
+}
+
+impl Points {
+    /// The table for groups of up to `cells` cells.
+    pub fn new(scoring: Scoring, cells: usize, target: u8) -> Self {
+        Points {
+            table: (0..=cells as u32)
+                .map(|n| scoring.group_points(n) as i64)
+                .collect(),
+            target,
+        }
+    }
+
+    /// Adds a group to `sums`.
+    #[inline(always)]
+    pub fn add(&self, sums: &mut GroupSums, g: Group) {
+        let p = self.table.get(g.size as usize).copied().unwrap_or(0);
+        if g.colour == self.target {
+            sums.target += p;
+        } else {
+            sums.points += p;
+        }
+        sums.count += 1;
+    }
+}
+
 /// A collapse board with capacity `N` bytes.
 ///
 /// Layout: columns of stride `s = h + 1` (the extra top byte is always 0), with

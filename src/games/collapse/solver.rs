@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bits::BitBoard;
 use super::mask::Mask;
-use super::rules::{CBoard, Census, Group, Scoring};
+use super::rules::{CBoard, Census, Group, GroupSums, Points, Scoring};
 use crate::act::Move;
 use crate::board::{Board, Cell};
 use crate::games::{Budget, SearchStats, Solution};
@@ -49,16 +49,23 @@ pub trait SolverBoard: Clone + Send + Sync {
         self.census(out, census)
     }
     /// The census of `child` (this board with group `removed` of the last
-    /// `census_keep` taken), groups in any order.
-    fn child_census(
+    /// `census_keep` taken), its groups summed by `points` (`scratch` is
+    /// for boards that list them first).
+    fn child_sums(
         &self,
         _kept: &Self::Kept,
         _removed: usize,
         child: &Self,
-        out: &mut Vec<Group>,
+        points: &Points,
+        scratch: &mut Vec<Group>,
         census: &mut Census,
-    ) {
-        child.census_any_order(out, census)
+    ) -> GroupSums {
+        child.census_any_order(scratch, census);
+        let mut sums = GroupSums::default();
+        for &g in scratch.iter() {
+            points.add(&mut sums, g);
+        }
+        sums
     }
     /// Removes group `removed` of the last `census_keep` (whose cell index
     /// is `rep`); returns its size.
@@ -101,15 +108,16 @@ macro_rules! solver_board {
             fn census_keep(&self, out: &mut Vec<Group>, census: &mut Census, kept: &mut Self::Kept) {
                 <$ty>::census_masks(self, out, census, kept)
             }
-            fn child_census(
+            fn child_sums(
                 &self,
                 kept: &Self::Kept,
                 removed: usize,
                 child: &Self,
-                out: &mut Vec<Group>,
+                points: &Points,
+                _scratch: &mut Vec<Group>,
                 census: &mut Census,
-            ) {
-                <$ty>::child_census(self, kept, removed, child, out, census)
+            ) -> GroupSums {
+                <$ty>::child_sums(self, kept, removed, child, points, census)
             }
             fn remove_kept(&mut self, kept: &Self::Kept, removed: usize, _rep: u16) -> u32 {
                 <$ty>::remove_found(self, kept, removed)
@@ -241,31 +249,24 @@ struct Node<B> {
 
 const NO_PARENT: u32 = u32::MAX;
 
-/// The value of a board from its census (`groups` of 2+ in any order).
+/// The value of a board from its census and its groups of 2+ (`sums`).
 fn evaluate(
     score: i32,
     scoring: Scoring,
     w: &EvalWeights,
     target: u8,
-    groups: &[Group],
+    sums: GroupSums,
     census: &Census,
 ) -> i32 {
     let lone = census.lone_total();
-    if groups.is_empty() {
+    if sums.count == 0 {
         // Every group is a lone cell: their count is the cells left.
         return score + scoring.end_bonus(lone);
     }
-    let mut gsum = 0i64;
-    let mut tsum = 0i64;
-    let ngroups = groups.len() as u32;
+    let gsum = sums.points;
+    let mut tsum = sums.target;
+    let ngroups = sums.count;
     let counts = census.cells;
-    for g in groups.iter() {
-        if g.colour == target {
-            tsum += scoring.group_points(g.size as u32) as i64;
-        } else {
-            gsum += scoring.group_points(g.size as u32) as i64;
-        }
-    }
     if target != 0 {
         tsum += census.lone[target as usize] as i64 * scoring.group_points(1) as i64;
     }
@@ -324,6 +325,8 @@ struct Pass<'a, B> {
     /// the hash. A slot is overwritten by a new board, so a board is only
     /// known while its slot holds it: small enough to stay in cache.
     seen: Vec<(u64, i32)>,
+    /// Group points by size, and the kept colour.
+    points: Points,
     marker: std::marker::PhantomData<B>,
 }
 
@@ -425,14 +428,20 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                         continue;
                     }
                     *slot = (hash, score);
-                    node.board
-                        .child_census(&kept, i, &child, &mut child_groups, &mut self.census);
+                    let sums = node.board.child_sums(
+                        &kept,
+                        i,
+                        &child,
+                        &self.points,
+                        &mut child_groups,
+                        &mut self.census,
+                    );
                     let value = evaluate(
                         score,
                         self.scoring,
                         &self.weights,
                         self.target,
-                        &child_groups,
+                        sums,
                         &self.census,
                     );
                     let dest = &mut buckets[r - n as usize];
@@ -503,6 +512,7 @@ fn worker<B: SolverBoard>(
         groups: Vec::new(),
         census: Census::default(),
         seen: Vec::new(),
+        points: Points::new(scoring, root.remaining() as usize, target),
         marker: std::marker::PhantomData,
     };
     let mut stats = SearchStats::default();
@@ -520,6 +530,7 @@ fn worker<B: SolverBoard>(
         groups: Vec::new(),
         census: Census::default(),
         seen: Vec::new(),
+        points: pass.points.clone(),
         marker: std::marker::PhantomData,
         ..pass
     };
