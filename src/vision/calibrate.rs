@@ -572,24 +572,30 @@ fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
     (consistent && (m - 1.0).abs() > 0.08 && (0.3..=3.0).contains(&m)).then_some(m)
 }
 
-/// True when one tile colour of `palette` is another brightened or dimmed
-/// (every sRGB channel of at least 24 in the same ratio, within 8 %, that
-/// ratio off 1 by more than 8 %): likely one colour with a hover highlight
-/// on some of its tiles, learned as two.
+/// True when one tile colour of `palette` is another brightened or dimmed:
+/// every sRGB channel dark (under 24) in one is dark (under 40) in the
+/// other, the others all in the same ratio (within 8 %), off 1 by more
+/// than 8 %. Likely one colour with a hover highlight on some of its
+/// tiles, learned as two.
 fn highlight_pair(palette: &Palette) -> bool {
     let rgb: Vec<[u8; 3]> = palette.colours.iter().map(|c| lab_to_rgb(c.lab)).collect();
     rgb.iter().enumerate().any(|(i, a)| {
         rgb[i + 1..].iter().any(|b| {
-            let ratios: Vec<f32> = (0..3)
-                .filter(|&k| a[k] >= 24 && b[k] >= 24)
-                .map(|k| b[k] as f32 / a[k] as f32)
-                .collect();
+            let mut ratios = Vec::with_capacity(3);
+            for k in 0..3 {
+                let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
+                if lo < 24 {
+                    if hi >= 40 {
+                        return false;
+                    }
+                } else {
+                    ratios.push(b[k] as f32 / a[k] as f32);
+                }
+            }
             let Some(&first) = ratios.first() else {
                 return false;
             };
-            ratios.len() >= 2
-                && ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08)
-                && (first - 1.0).abs() > 0.08
+            ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
         })
     })
 }
