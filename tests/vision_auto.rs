@@ -389,10 +389,15 @@ fn swell_foop_themes_read_right_or_are_refused() {
     }
     eprintln!("theme fixtures read right: {read_right:?}");
     assert!(wrong.is_empty(), "wrong boards:\n{}", wrong.join("\n"));
+    // The mid-game boards (empty rows on top, empty columns on the right)
+    // read to the board's frame: the black empty area ends at the window's
+    // border and header bar (`framed` in calibrate.rs).
     for must in [
         "colors-small-c4-full",
         "colors-normal-c4-full",
         "colors-large-c4-full",
+        "colors-normal-c3-mid",
+        "colors-large-c3-mid",
     ] {
         assert!(
             read_right.iter().any(|n| n == must),

@@ -572,6 +572,34 @@ fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
     (consistent && (m - 1.0).abs() > 0.08 && (0.3..=3.0).contains(&m)).then_some(m)
 }
 
+/// True when one tile colour of `palette` is another brightened or dimmed:
+/// every sRGB channel dark (under 24) in one is dark (under 40) in the
+/// other, the others all in the same ratio (within 8 %), off 1 by more
+/// than 8 %. Likely one colour with a hover highlight on some of its
+/// tiles, learned as two.
+fn highlight_pair(palette: &Palette) -> bool {
+    let rgb: Vec<[u8; 3]> = palette.colours.iter().map(|c| lab_to_rgb(c.lab)).collect();
+    rgb.iter().enumerate().any(|(i, a)| {
+        rgb[i + 1..].iter().any(|b| {
+            let mut ratios = Vec::with_capacity(3);
+            for k in 0..3 {
+                let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
+                if lo < 24 {
+                    if hi >= 40 {
+                        return false;
+                    }
+                } else {
+                    ratios.push(b[k] as f32 / a[k] as f32);
+                }
+            }
+            let Some(&first) = ratios.first() else {
+                return false;
+            };
+            ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
+        })
+    })
+}
+
 /// A colour multiplied by `factor` in sRGB (clamped), in Lab.
 fn brighten(lab: Lab, factor: f32) -> Lab {
     let c = lab_to_rgb(lab).map(|v| (v as f32 * factor).round().clamp(0.0, 255.0) as u8);
@@ -1361,12 +1389,19 @@ fn read_lattice(
             Ok((reading, cal))
         }
         Err(e) if e.is_no_board() => {
+            let cal = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone()))
+                .ok()
+                .map(|x| x.0);
+            // Empty outer lines with the board's frame beyond them: a board
+            // being emptied (see `framed`).
+            if let Some(x) = cal.as_ref().and_then(|c| read_framed(img, opts, c)) {
+                return Ok(x);
+            }
             // The lattice may run one line or two past the board (into the
             // background beside it, or into UI there): its outer lines that
             // hold no tile are dropped and the rest read again.
-            let values = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone()))
-                .ok()
-                .and_then(|(cal, _)| read_cells(img, &cal).ok())
+            let values = cal
+                .and_then(|cal| read_cells(img, &cal).ok())
                 .map(|cells| cells.iter().map(|c| c.value).collect::<Vec<u8>>());
             let Some(t) = values.and_then(|v| trimmed(opts, found, &v, true)) else {
                 return Err(e);
@@ -1604,6 +1639,99 @@ fn beyond(
             .collect()
     };
     Some((next, line))
+}
+
+/// True when the board's frame is seen just beyond side (`rows`, `before`)
+/// of the lattice: at nine in ten places along the side (three a cell), a
+/// point 1 to 4 pixels past its outer edge is off the picture or unlike
+/// every empty colour of the palette. The empty board ends there, at a
+/// border (however thin), a bar or the window's edge, not in more of the
+/// same background.
+fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit: f32) -> bool {
+    let g = &cal.grid;
+    let along = if rows { cal.cols } else { cal.rows };
+    let (edge, out) = match (rows, before) {
+        (true, true) => (g.top - g.gap_y / 2.0, -1.0),
+        (true, false) => (g.top + cal.rows as f64 * g.pitch_y() - g.gap_y / 2.0, 1.0),
+        (false, true) => (g.left - g.gap_x / 2.0, -1.0),
+        (false, false) => (g.left + cal.cols as f64 * g.pitch_x() - g.gap_x / 2.0, 1.0),
+    };
+    let mut framed = 0;
+    let mut n = 0;
+    for i in 0..along {
+        for t in [0.25, 0.5, 0.75] {
+            let at = |d: f64| {
+                let e = edge + out * d;
+                if rows {
+                    (g.left + (i as f64 + t) * g.pitch_x(), e)
+                } else {
+                    (e, g.top + (i as f64 + t) * g.pitch_y())
+                }
+            };
+            n += 1;
+            framed += (1..=4).any(|d| {
+                let (x, y) = at(d as f64);
+                lab_at(img, x, y)
+                    .is_none_or(|lab| cal.palette.empty.iter().all(|&e| delta_e(lab, e) > limit))
+            }) as usize;
+        }
+    }
+    n > 0 && 10 * framed >= 9 * n
+}
+
+/// A lattice whose outer lines are mostly empty, grown over lines that read
+/// as tiles and empty cells until the board's frame is seen on all four
+/// sides ([`frame_seen`]); `None` when a side meets anything else first (an
+/// unreadable cell, the picture's edge with no frame). A collapse board
+/// mid-game has empty rows on top and columns on the right, and its stacks
+/// of tiles alone do not tell where it ends; its empty background does,
+/// when something else borders it.
+fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
+    if cal.palette.empty.is_empty() {
+        return None;
+    }
+    let limit = opts.params.empty_distance;
+    let mut cur = cal.clone();
+    for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
+        let given = if rows {
+            opts.hints.rows
+        } else {
+            opts.hints.cols
+        };
+        loop {
+            if frame_seen(img, &cur, rows, before, limit) {
+                break;
+            }
+            let count = if rows { cur.rows } else { cur.cols };
+            if given.is_some() || count >= opts.find.max_cells {
+                return None;
+            }
+            let (next, line) = beyond(img, &cur, rows, before)?;
+            if !line.iter().all(|&v| v == EMPTY || v <= 9) {
+                return None;
+            }
+            cur = next;
+        }
+    }
+    Some(cur)
+}
+
+/// A lattice refused for its empty outer lines, read over its framed extent
+/// ([`framed`]) with the checks for a board of known size: any line may be
+/// mostly empty, the bottom row and the left column must hold a tile.
+fn read_framed(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    cal: &Calibration,
+) -> Option<(super::Reading, Calibration)> {
+    let grown = framed(img, cal, opts)?;
+    let reading = read_board(img, &grown).ok()?;
+    let unread = reading.board.cells().contains(&UNKNOWN);
+    if unread || highlight_pair(&grown.palette) {
+        return None;
+    }
+    plausible(&reading.board, true).ok()?;
+    Some((reading, grown))
 }
 
 /// True when no cell just beyond the lattice (the row or column past each
