@@ -1681,7 +1681,7 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit
 
 /// A lattice whose outer lines are mostly empty, grown over lines that read
 /// as tiles and empty cells until the board's frame is seen on all four
-/// sides ([`frame_seen`]); `None` when a side meets anything else first (an
+/// sides ([`frame_seen`], with no tile in the line beyond); `None` when a side meets anything else first (an
 /// unreadable cell, the picture's edge with no frame). A collapse board
 /// mid-game has empty rows on top and columns on the right, and its stacks
 /// of tiles alone do not tell where it ends; its empty background does,
@@ -1699,14 +1699,20 @@ fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<
             opts.hints.cols
         };
         loop {
-            if frame_seen(img, &cur, rows, before, limit) {
+            // The line beyond, when it fits: tiles there mean the board
+            // goes on (a tile's edge is no frame).
+            let next = beyond(img, &cur, rows, before);
+            let tiles = next
+                .as_ref()
+                .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9));
+            if !tiles && frame_seen(img, &cur, rows, before, limit) {
                 break;
             }
             let count = if rows { cur.rows } else { cur.cols };
             if given.is_some() || count >= opts.find.max_cells {
                 return None;
             }
-            let (next, line) = beyond(img, &cur, rows, before)?;
+            let (next, line) = next?;
             if !line.iter().all(|&v| v == EMPTY || v <= 9) {
                 return None;
             }
