@@ -159,15 +159,6 @@ impl BlobLattice {
     }
 }
 
-/// The picture's blobs of smooth colour that could be tiles (step 1-2 of
-/// the module docs), in raster order of their first pixel.
-pub fn blobs(img: &RgbImage, p: &BlobParams) -> Vec<Blob> {
-    let (w, h) = (img.width() as usize, img.height() as usize);
-    let mut all = Labels::of(img, p).blobs;
-    all.retain(|b| tile_like(b, p, w, h));
-    all
-}
-
 /// Whether a blob could be one tile: not tiny, squarish, filling its box,
 /// under half the picture a side.
 fn tile_like(b: &Blob, p: &BlobParams, w: usize, h: usize) -> bool {
@@ -347,19 +338,18 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
         // Or the same lattice points, one extent inside the other (a
         // class that misses a line of the board: gem faces drawn smaller
         // on some tiles): the larger extent, with the larger blobs.
+        // `a`'s first point in pitches of `b` from `b`'s first.
+        let step = |a: &BlobAxis, b: &BlobAxis| (a.first - b.first) / b.pitch;
         let on_points = |o: &BlobLattice| {
-            let step = |a: &BlobAxis, b: &BlobAxis| (a.first - b.first) / b.pitch;
+            let (sx, sy) = (step(&o.x, &l.x), step(&o.y, &l.y));
             (o.x.pitch / l.x.pitch - 1.0).abs() < 0.03
                 && (o.y.pitch / l.y.pitch - 1.0).abs() < 0.03
-                && (step(&o.x, &l.x) - step(&o.x, &l.x).round()).abs() < 0.3
-                && (step(&o.y, &l.y) - step(&o.y, &l.y).round()).abs() < 0.3
+                && (sx - sx.round()).abs() < 0.3
+                && (sy - sy.round()).abs() < 0.3
         };
         let inside = |a: &BlobAxis, b: &BlobAxis| {
-            let (k0, k1) = (
-                ((a.first - b.first) / b.pitch).round() as i64,
-                ((a.first - b.first) / b.pitch).round() as i64 + a.count as i64,
-            );
-            k0 >= 0 && k1 <= b.count as i64
+            let k0 = step(a, b).round() as i64;
+            k0 >= 0 && k0 + a.count as i64 <= b.count as i64
         };
         let contains = |o: &BlobLattice, l: &BlobLattice| inside(&l.x, &o.x) && inside(&l.y, &o.y);
         match out

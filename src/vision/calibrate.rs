@@ -1559,19 +1559,12 @@ fn trimmed(
 /// no board line). Sizes given as hints are kept; the lattice stays inside
 /// the picture and within 25 cells a side. None when nothing was added.
 fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
-    let max = opts.find.max_cells;
     let mut cur = cal.clone();
     let mut grown = false;
     'grow: loop {
         // (rows, not columns; before, not after)
         for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
-            let given = if rows {
-                opts.hints.rows
-            } else {
-                opts.hints.cols
-            };
-            let count = if rows { cur.rows } else { cur.cols };
-            if given.is_some() || count >= max {
+            if !may_grow(&cur, opts, rows) {
                 continue;
             }
             let Some((next, line)) = beyond(img, &cur, rows, before) else {
@@ -1601,6 +1594,17 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
         break;
     }
     grown.then_some(cur)
+}
+
+/// True when the lattice may take one more row (when `rows`) or column:
+/// the user did not give their number, and it is under the finder's most.
+fn may_grow(cal: &Calibration, opts: &CalibrateOptions, rows: bool) -> bool {
+    let (given, count) = if rows {
+        (opts.hints.rows, cal.rows)
+    } else {
+        (opts.hints.cols, cal.cols)
+    };
+    given.is_none() && count < opts.find.max_cells
 }
 
 /// The calibration grown by one line just beyond its lattice (a row when
@@ -1681,8 +1685,9 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit
 
 /// A lattice whose outer lines are mostly empty, grown over lines that read
 /// as tiles and empty cells until the board's frame is seen on all four
-/// sides ([`frame_seen`], with no tile in the line beyond); `None` when a side meets anything else first (an
-/// unreadable cell, the picture's edge with no frame). A collapse board
+/// sides ([`frame_seen`], with no tile in the line beyond); `None` when a
+/// side meets anything else first (an unreadable cell, the picture's edge
+/// with no frame). A collapse board
 /// mid-game has empty rows on top and columns on the right, and its stacks
 /// of tiles alone do not tell where it ends; its empty background does,
 /// when something else borders it.
@@ -1693,11 +1698,6 @@ fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<
     let limit = opts.params.empty_distance;
     let mut cur = cal.clone();
     for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
-        let given = if rows {
-            opts.hints.rows
-        } else {
-            opts.hints.cols
-        };
         loop {
             // The line beyond, when it fits: tiles there mean the board
             // goes on (a tile's edge is no frame).
@@ -1708,8 +1708,7 @@ fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<
             if !tiles && frame_seen(img, &cur, rows, before, limit) {
                 break;
             }
-            let count = if rows { cur.rows } else { cur.cols };
-            if given.is_some() || count >= opts.find.max_cells {
+            if !may_grow(&cur, opts, rows) {
                 return None;
             }
             let (next, line) = next?;

@@ -104,6 +104,11 @@ impl Points {
         }
     }
 
+    /// The kept colour (0: none).
+    pub fn target(&self) -> u8 {
+        self.target
+    }
+
     /// Adds a group to `sums`.
     #[inline(always)]
     pub fn add(&self, sums: &mut GroupSums, g: Group) {

@@ -313,8 +313,6 @@ struct Best {
 struct Pass<'a, B> {
     scoring: Scoring,
     weights: EvalWeights,
-    /// The kept colour (0 = none).
-    target: u8,
     budget: &'a Budget<'a>,
     /// (parent, rep) of every expanded node.
     history: Vec<(u32, u16)>,
@@ -325,7 +323,7 @@ struct Pass<'a, B> {
     /// the hash. A slot is overwritten by a new board, so a board is only
     /// known while its slot holds it: small enough to stay in cache.
     seen: Vec<(u64, i32)>,
-    /// Group points by size, and the kept colour.
+    /// Group points by size, and the kept colour (0 = none).
     points: Points,
     marker: std::marker::PhantomData<B>,
 }
@@ -440,7 +438,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                         score,
                         self.scoring,
                         &self.weights,
-                        self.target,
+                        self.points.target(),
                         sums,
                         &self.census,
                     );
@@ -505,7 +503,6 @@ fn worker<B: SolverBoard>(
     let mut pass: Pass<B> = Pass {
         scoring,
         weights,
-        target,
         budget,
         history: Vec::new(),
         nodes: 0,
