@@ -224,50 +224,6 @@ impl Orbs {
     }
 }
 
-/// Columns up to this tall fall by table lookup.
-const TABLE_ROWS: usize = 7;
-
-/// `PEXT[keep][col]`: the bits of `col` where `keep` has ones, packed
-/// towards bit 0 in order (what is left of a column after its cleared
-/// cells are taken out and the rest falls).
-static PEXT: [[u8; 1 << TABLE_ROWS]; 1 << TABLE_ROWS] = {
-    let mut t = [[0u8; 1 << TABLE_ROWS]; 1 << TABLE_ROWS];
-    let mut keep = 0;
-    while keep < 1 << TABLE_ROWS {
-        let mut col = 0;
-        while col < 1 << TABLE_ROWS {
-            let (mut out, mut k, mut i) = (0u8, 0, 0);
-            while i < TABLE_ROWS {
-                if keep >> i & 1 == 1 {
-                    out |= ((col >> i & 1) as u8) << k;
-                    k += 1;
-                }
-                i += 1;
-            }
-            t[keep][col] = out;
-            col += 1;
-        }
-        keep += 1;
-    }
-    t
-};
-
-/// [`PEXT`] for columns of any height.
-#[inline]
-fn pack(col: u64, keep: u64, rows: usize) -> u64 {
-    if rows <= TABLE_ROWS {
-        return PEXT[keep as usize][col as usize] as u64;
-    }
-    let (mut out, mut k) = (0u64, 0);
-    for i in 0..rows {
-        if keep >> i & 1 == 1 {
-            out |= (col >> i & 1) << k;
-            k += 1;
-        }
-    }
-    out
-}
-
 /// A board as one bit mask per colour, column-major with each column's
 /// bottom cell lowest (`Geometry::bit`), so that lines are shifts and a
 /// column falls by packing its bits. What the solver works on.
@@ -409,7 +365,7 @@ impl Bits {
     /// Matches, clears and cascades until nothing matches, reporting each
     /// combo; returns the board at the end and the orbs cleared. Columns
     /// fall by BMI2 bit extract and deposit where the processor has them
-    /// (the whole board at once), else by table, column by column.
+    /// (the whole board at once), else by shifts, one cleared height at a time.
     #[inline]
     pub fn resolve<F: FnMut(Combo) + ?Sized>(&self, g: &Geometry, on_combo: &mut F) -> (Bits, u32) {
         let (b, cleared, _) = self.resolve_first(g, on_combo);
@@ -444,7 +400,7 @@ impl Bits {
     }
 
     /// [`Bits::resolve`] with falls by BMI2 (`PEXT`, x86-64 only; the caller
-    /// checks the processor has it) or by table.
+    /// checks the processor has it) or by shifts.
     #[inline(always)]
     fn resolve_by<const PEXT: bool, F: FnMut(Combo) + ?Sized>(
         &self,
@@ -539,20 +495,23 @@ impl Bits {
                 }
                 continue;
             }
-            // Each column with cleared cells packs what is left to its bottom.
-            for c in 0..g.cols {
-                let shift = c * g.rows;
-                let lost = (gone >> shift) & g.col;
-                if lost == 0 {
+            // The cleared cells go, then each height from the top down
+            // where a cell went: in those columns the orbs above it come
+            // down one (every colour at once, no branch per column; the
+            // heights below are not moved by a fall above them).
+            for m in b.masks.iter_mut() {
+                *m &= !gone;
+            }
+            for h in (0..g.rows - 1).rev() {
+                let at = gone & g.row_bits[g.rows - 1 - h];
+                if at == 0 {
                     continue;
                 }
-                let keep = !lost & g.col;
-                let clear = !(g.col << shift);
+                // The cells above height `h` in those columns (one run of
+                // `rows - 1 - h` bits a column: the product never carries).
+                let above = (at << 1).wrapping_mul(g.col >> (h + 1));
                 for m in b.masks.iter_mut() {
-                    let col = (*m >> shift) & g.col;
-                    if col != 0 {
-                        *m = (*m & clear) | (pack(col, keep, g.rows) << shift);
-                    }
+                    *m = (*m & !above) | ((*m & above) >> 1);
                 }
             }
             moved = 0;
@@ -691,11 +650,11 @@ mod tests {
             let (g, o) = Orbs::from_board(&b).expect("orbs");
             let fast = o.resolve(&g);
             let (n, cleared, after) = resolve_naive(&g, &o);
-            // The portable falls (by table) agree with the BMI2 ones.
+            // The portable falls (by shifts) agree with the BMI2 ones.
             let bits = Bits::new(&g, &o);
-            let mut by_table = Vec::new();
-            let (t_after, t_cleared, _) = bits.resolve_by::<false, _>(&g, &mut |c| by_table.push(c));
-            prop_assert_eq!(&by_table, &fast.combos);
+            let mut by_shifts = Vec::new();
+            let (t_after, t_cleared, _) = bits.resolve_by::<false, _>(&g, &mut |c| by_shifts.push(c));
+            prop_assert_eq!(&by_shifts, &fast.combos);
             prop_assert_eq!(t_cleared, cleared);
             prop_assert_eq!(t_after.orbs(&g), after);
             prop_assert_eq!(fast.combos.len(), n, "board {}", b);

@@ -353,6 +353,16 @@ fn rank_key(eval: f64) -> u64 {
     !(if b >> 63 == 1 { !b } else { b | 1 << 63 })
 }
 
+/// Sorts distinct rank keys (the best first), on every core when many.
+fn sort_keys(keys: &mut [(u64, u32)]) {
+    use rayon::prelude::*;
+    if keys.len() >= 4 * PARALLEL_FROM && rayon::current_num_threads() > 1 {
+        keys.par_sort_unstable();
+    } else {
+        keys.sort_unstable();
+    }
+}
+
 /// Rounds with fewer new states than this evaluate on one thread
 /// (splitting costs more).
 const PARALLEL_FROM: usize = 768;
@@ -656,6 +666,9 @@ fn solve_from(
     // (rank key: the best first, place in the list).
     let mut rank: Vec<(u64, u32)> = Vec::new();
     let mut plans = KeyCount::new();
+    // The plan of each child of the round, by its place in the list (read
+    // in rank order: a small array, not the children).
+    let mut plan_of: Vec<u64> = Vec::new();
     let mut over: Vec<(u64, u32)> = Vec::new();
     let ctx = Ctx {
         g,
@@ -734,6 +747,7 @@ fn solve_from(
         };
         // In order: the first of equal values is the best.
         rank.clear();
+        plan_of.clear();
         let mut round_best: Option<&Child> = None;
         let mut ceiling = false;
         for (i, c) in made.iter().enumerate() {
@@ -748,6 +762,7 @@ fn solve_from(
                 break;
             }
             rank.push((rank_key(c.eval), i as u32));
+            plan_of.push(c.plan);
         }
         if let Some(c) = round_best {
             arena.push((c.node.at, c.node.cur));
@@ -760,17 +775,22 @@ fn solve_from(
         // `per_plan` of them with the same plan while others are left.
         if p.per_plan > 0 && rank.len() > p.width {
             // The keys are distinct: one order on any number of threads.
-            if rank.len() >= 4 * PARALLEL_FROM && rayon::current_num_threads() > 1 {
-                rank.par_sort_unstable();
-            } else {
-                rank.sort_unstable();
+            // Sorted in two parts, the best `2 * width` and, only when
+            // those leave the beam short, the rest: the order of one sort.
+            let head = (2 * p.width).min(rank.len());
+            if head < rank.len() {
+                rank.select_nth_unstable(head - 1);
             }
+            sort_keys(&mut rank[..head]);
             plans.clear();
             over.clear();
             let mut kept = 0;
             for k in 0..rank.len() {
+                if k == head {
+                    sort_keys(&mut rank[head..]);
+                }
                 let e = rank[k];
-                if plans.bump(made[e.1 as usize].plan) <= p.per_plan {
+                if plans.bump(plan_of[e.1 as usize]) <= p.per_plan {
                     rank[kept] = e;
                     kept += 1;
                     if kept == p.width {
