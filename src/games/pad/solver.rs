@@ -129,6 +129,25 @@ pub struct PadSolution {
     pub depth: usize,
 }
 
+/// Asks for the cache line of `p` ahead of its use (a hint: no effect on
+/// results). The key sets of a wide search are far larger than the caches,
+/// and their probes are at random.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is only a hint; it never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Probes of a key set started this many places ahead of where they are
+/// needed ([`prefetch`]).
+const AHEAD: usize = 8;
+
 /// A set of 64-bit keys that are already well mixed (Zobrist hashes):
 /// open addressing with linear probing, at most half full, the low bits of
 /// a key its home slot; 0 marks a free slot (a key of 0 is stored as 1).
@@ -157,6 +176,13 @@ impl KeySet {
             self.slots.fill(0);
             self.len = 0;
         }
+    }
+
+    /// [`prefetch`]es the home slot of `key`.
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        let i = key.max(1) as usize & (self.slots.len() - 1);
+        prefetch(self.slots.as_ptr().wrapping_add(i));
     }
 
     #[inline]
@@ -228,6 +254,14 @@ impl KeyCount {
             self.keys.fill(0);
             self.len = 0;
         }
+    }
+
+    /// [`prefetch`]es the home slot of `key`.
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        let i = key.max(1) as usize & (self.keys.len() - 1);
+        prefetch(self.keys.as_ptr().wrapping_add(i));
+        prefetch(self.counts.as_ptr().wrapping_add(i));
     }
 
     /// Counts `key` once more; returns its count.
@@ -690,6 +724,9 @@ fn solve_from(
         steps.clear();
         seen.clear();
         let list = |from: usize, part: &[Node], out: &mut Vec<Step>| {
+            // `out[start..write]`: the steps kept; `out[read..]`: listed,
+            // not yet looked up.
+            let (mut read, mut write) = (out.len(), out.len());
             for (k, node) in part.iter().enumerate() {
                 let cur = node.cur as usize;
                 for dir in 0..dirs {
@@ -705,17 +742,34 @@ fn solve_from(
                         ^ keys.orb(next, b)
                         ^ keys.orb(cur, b)
                         ^ keys.orb(next, a);
-                    if visited.contains(hash ^ keys.cursor[next]) {
-                        continue;
-                    }
+                    // Listed now, looked up in `visited` `AHEAD` steps
+                    // later (its slot fetched meanwhile), dropped then if
+                    // it was kept in an earlier round.
+                    visited.prefetch(hash ^ keys.cursor[next]);
                     out.push(Step {
                         parent: (from + k) as u32,
                         next: next as u8,
                         colour: b,
                         hash,
                     });
+                    if out.len() - read > AHEAD {
+                        let s = out[read];
+                        read += 1;
+                        if !visited.contains(s.hash ^ keys.cursor[s.next as usize]) {
+                            out[write] = s;
+                            write += 1;
+                        }
+                    }
                 }
             }
+            for i in read..out.len() {
+                let s = out[i];
+                if !visited.contains(s.hash ^ keys.cursor[s.next as usize]) {
+                    out[write] = s;
+                    write += 1;
+                }
+            }
+            out.truncate(write);
         };
         if beam.len() * 2 < PARALLEL_FROM || rayon::current_num_threads() < 2 {
             list(0, &beam, &mut steps);
@@ -789,6 +843,12 @@ fn solve_from(
                 if k == head {
                     sort_keys(&mut rank[head..]);
                 }
+                if let Some(&(_, j)) = rank.get(k + 2 * AHEAD) {
+                    prefetch(&plan_of[j as usize]);
+                }
+                if let Some(&(_, j)) = rank.get(k + AHEAD) {
+                    plans.prefetch(plan_of[j as usize]);
+                }
                 let e = rank[k];
                 if plans.bump(plan_of[e.1 as usize]) <= p.per_plan {
                     rank[kept] = e;
@@ -809,7 +869,14 @@ fn solve_from(
             rank.truncate(p.width);
         }
         beam.clear();
-        for &(_, i) in &rank {
+        for (k, &(_, i)) in rank.iter().enumerate() {
+            if let Some(&(_, j)) = rank.get(k + 2 * AHEAD) {
+                prefetch(&made[j as usize].node);
+            }
+            if let Some(&(_, j)) = rank.get(k + AHEAD) {
+                let c = &made[j as usize].node;
+                visited.prefetch(c.hash ^ keys.cursor[c.cur as usize]);
+            }
             let mut c = made[i as usize].node;
             visited.insert(c.hash ^ keys.cursor[c.cur as usize]);
             arena.push((c.at, c.cur));
@@ -1294,10 +1361,11 @@ fn target_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
 fn spreads(g: &Geometry, b: &Bits) -> (u32, u32) {
     let (mut cols, mut rows) = (0, 0);
     for &m in &b.masks {
-        if m.count_ones() >= 3 {
-            cols += Bits::mask_columns(g, m);
-            rows += Bits::mask_rows(g, m);
-        }
+        // Without a branch (the counts are random): a colour with fewer
+        // than three orbs spans as one orb, nothing.
+        let m = if m.count_ones() >= 3 { m } else { 1 };
+        cols += Bits::mask_columns(g, m);
+        rows += Bits::mask_rows(g, m);
     }
     (cols, rows)
 }
