@@ -724,8 +724,8 @@ fn solve_from(
         steps.clear();
         seen.clear();
         let list = |from: usize, part: &[Node], out: &mut Vec<Step>| {
-            // `out[start..write]`: the steps kept; `out[read..]`: listed,
-            // not yet looked up.
+            // `out[read..]`: listed, not yet looked up; the steps kept
+            // are moved down to `write`.
             let (mut read, mut write) = (out.len(), out.len());
             for (k, node) in part.iter().enumerate() {
                 let cur = node.cur as usize;
