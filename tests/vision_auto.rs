@@ -128,6 +128,19 @@ fn run_case(seed: u64) -> (Tally, String) {
                 return (t, note);
             }
             let t = score(&board, &reading.board, &occluded);
+            if std::env::var("SYNTH_DUMP").is_ok() {
+                for r in 0..board.rows() {
+                    for c in 0..board.cols() {
+                        let cell = &reading.cells[r * board.cols() + c];
+                        let occ = occluded.contains(&(r, c));
+                        let above = occluded.contains(&(r + 1, c));
+                        eprintln!(
+                            "DUMP {seed} {r} {c} {} {} {:.3} {:.1} {}",
+                            occ as u8, above as u8, cell.split, cell.spread, cell.value
+                        );
+                    }
+                }
+            }
             let note = if t.right < t.total {
                 let mut s = format!(
                     "seed {seed}: {} of {} right\n  want {board}\n  got  {}\n  ({style:?})",
@@ -251,10 +264,11 @@ fn wrong_cells(
             let cell = &reading.cells[r * want.cols() + c];
             let count = reading.board.cells().iter().filter(|&&v| v == g).count();
             s += &format!(
-                "\n  ({r},{c}) want {w} got {g} (x{count}){} lab {:.0?} spread {:.1} nearest {} at {:.1}",
+                "\n  ({r},{c}) want {w} got {g} (x{count}){} lab {:.0?} spread {:.1} split {:.2} nearest {} at {:.1}",
                 if occluded.contains(&(r, c)) { " occluded" } else { "" },
                 cell.lab,
                 cell.spread,
+                cell.split,
                 cell.nearest,
                 cell.distance
             );
