@@ -31,7 +31,7 @@
 
 use image::RgbImage;
 
-use super::classify::{read_board, read_cells, CellReading};
+use super::classify::{own_split, read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
@@ -58,9 +58,10 @@ pub struct CalibrateParams {
     pub spread_margin: f32,
     /// Most window anchors to keep.
     pub max_anchors: usize,
-    /// Without K: a colour on a single cell is no palette colour when the
-    /// median colour is on at least this many cells.
-    pub lone_size: usize,
+    /// Without K: a colour on a single cell is no palette colour when an
+    /// arc of at least this fraction of the cell's ring departs from its
+    /// colour ([`own_split`]: two colours in one tile, a popup over it).
+    pub lone_split: f32,
     pub locate: LocateParams,
 }
 
@@ -74,7 +75,7 @@ impl Default for CalibrateParams {
             spread_floor: 10.0,
             spread_margin: 3.0,
             max_anchors: 8,
-            lone_size: 5,
+            lone_split: 0.25,
             locate: LocateParams::default(),
         }
     }
@@ -947,20 +948,21 @@ fn calibrate_on(
         }
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
         let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
-        // A colour seen on one cell only, where the board's colours are
-        // each seen on many (median cluster size at least `lone_size`), is
-        // no palette colour: a popup or an effect over that tile. Its cell
-        // then matches no colour and reads as unknown.
+        // A colour seen on one cell only, whose ring shows two colours
+        // (an arc of `lone_split` of its points departs from the cell's
+        // colour), is no palette colour: a popup or an effect over part of
+        // that tile. Its cell then matches no colour and reads as unknown.
+        // (A lone tile of a colour of its own is uniform and stays.)
         let mut sizes = vec![0usize; centres.len()];
         for &a in &assign {
             sizes[a] += 1;
         }
         let lone = |a: usize| {
-            let mut s: Vec<usize> = sizes.iter().copied().filter(|&n| n > 0).collect();
-            s.sort_unstable();
             opts.colours.is_none()
                 && sizes[a] == 1
-                && s.get(s.len() / 2).is_some_and(|&m| m >= p.lone_size)
+                && rest.iter().zip(&assign).any(|(m, &b)| {
+                    b == a && own_split(shots[m.0].0, &cal, m.1) >= p.lone_split
+                })
         };
         // Number clusters by first appearance in reading order.
         let mut order: Vec<usize> = Vec::new();
@@ -1239,6 +1241,9 @@ fn rescued(
     alternatives(all, p).into_iter().find_map(|alt| {
         let (reading, cal) = read_lattice(img, opts, alt).ok()?;
         let fit = footprint(img, &cal, &reading.board, p.reach);
+        if std::env::var("RESCUE_DEBUG").is_ok() {
+            eprintln!("rescue {}x{} fit {fit:.3} varied {} bounded {} {}", cal.rows, cal.cols, varied(&reading.board), bounded(img, &cal), reading.board);
+        }
         (fit >= p.rescue_fit && varied(&reading.board) && bounded(img, &cal))
             .then_some((reading, cal))
     })
@@ -1436,9 +1441,16 @@ fn read_found(
 /// A board that was read only after its lattice was trimmed must look like
 /// one more clearly: at least three tile colours, none of them confined to
 /// one row or one column (a page of text trimmed to its lines, a menu to
-/// its buttons, reads as a few colours in lines).
+/// its buttons, reads as a few colours in lines) where that is unlikely by
+/// chance: `n` cells of a colour all in one of `k` lines happen with odds
+/// of about `k^(1-n)` on a board of random tiles, so the confinement counts
+/// when `k^(n-1)` is at least [`CONFINED_ODDS`] (three cells of a colour
+/// in one column of a 3-column board are chance).
 fn varied(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
+    let unlikely = |lines: usize, n: usize| {
+        (lines as f64).powi(n.saturating_sub(1) as i32) >= CONFINED_ODDS
+    };
     let mut colours = 0;
     for v in 0..=9u8 {
         let at: Vec<(usize, usize)> = (0..rows * cols)
@@ -1449,12 +1461,20 @@ fn varied(board: &Board) -> bool {
             continue;
         };
         colours += 1;
-        if at.len() >= 2 && (at.iter().all(|p| p.0 == r) || at.iter().all(|p| p.1 == c)) {
+        let n = at.len();
+        if n >= 2
+            && ((at.iter().all(|p| p.0 == r) && unlikely(rows, n))
+                || (at.iter().all(|p| p.1 == c) && unlikely(cols, n)))
+        {
             return false;
         }
     }
     colours >= 3
 }
+
+/// See [`varied`]: the odds against chance at which a colour confined to
+/// one line says "lines of UI or text, not tiles".
+const CONFINED_ODDS: f64 = 20.0;
 
 /// Lattice `found` without blocks of outer rows and columns whose tile
 /// colours (`values`: each cell's reading with the palette learned on the

@@ -195,6 +195,32 @@ pub fn split_arcs(samples: &[Lab], points: &[[f64; 2]], cells: &[CellReading]) -
         .collect()
 }
 
+/// The longest arc of cell `cell`'s ring departing from the cell's own
+/// robust colour (a fraction of the ring's points; [`split_arcs`] with no
+/// template): a tile half covered by something of another colour has one.
+/// The calibration must match the picture's size.
+pub fn own_split(img: &RgbImage, cal: &Calibration, cell: Cell) -> f32 {
+    let g = &cal.grid;
+    let (cx, cy) = cal.cell_centre(cell);
+    let samples: Vec<Lab> = cal
+        .sampling
+        .points
+        .iter()
+        .map(|p| rgb_to_lab(pixel_at(img, cx + p[0] * g.cell_width, cy + p[1] * g.cell_height)))
+        .collect();
+    let (lab, spread) = robust_centre(&samples);
+    let reading = CellReading {
+        lab,
+        spread,
+        nearest: UNKNOWN,
+        distance: 0.0,
+        split: 0.0,
+        value: UNKNOWN,
+        refused: false,
+    };
+    split_arcs(&samples, &cal.sampling.points, &[reading])[0]
+}
+
 /// The longest run of `true` in `flags` read as a circle.
 fn longest_circular_run(flags: &[bool]) -> usize {
     let n = flags.len();
