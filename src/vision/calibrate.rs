@@ -480,6 +480,42 @@ fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>
     (assign, centres)
 }
 
+/// Cells of a class farther than this from its robust colour are its
+/// outliers (`d`: each member's ΔE to it): four times the median distance,
+/// at least 6.
+fn outlier_limit(d: &[f32]) -> f32 {
+    (4.0 * median_mut(&mut d.to_vec())).max(6.0)
+}
+
+/// Splits off, from each k-means cluster, its outliers when there are two
+/// or more (at most half the cluster), they agree with each other (each
+/// within the cluster's outlier limit of their robust colour) and their
+/// colour is twice that limit from the cluster's: two colours closer than the
+/// split distance (two tiles of near hues after a brightness change), told
+/// apart by how tight each group is. New clusters get new indices.
+fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>) {
+    for j in 0..centres.len() {
+        let members: Vec<usize> = (0..points.len()).filter(|&i| assign[i] == j).collect();
+        let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
+        let (centre, _) = robust_centre(&labs);
+        let d: Vec<f32> = labs.iter().map(|l| delta_e(*l, centre)).collect();
+        let limit = outlier_limit(&d);
+        let out: Vec<usize> = (0..members.len()).filter(|&k| d[k] > limit).collect();
+        if out.len() < 2 || out.len() * 2 > members.len() {
+            continue;
+        }
+        let out_labs: Vec<Lab> = out.iter().map(|&k| labs[k]).collect();
+        let (other, _) = robust_centre(&out_labs);
+        let tight = out_labs.iter().all(|l| delta_e(*l, other) <= limit);
+        if tight && delta_e(other, centre) >= 2.0 * limit {
+            for &k in &out {
+                assign[members[k]] = centres.len();
+            }
+            centres.push(other);
+        }
+    }
+}
+
 /// A cell of one screenshot: (screenshot index, cell, what was read).
 type Member = (usize, Cell, CellReading);
 
@@ -488,8 +524,7 @@ fn class_stats(value: u8, members: &[Member]) -> ClassStats {
     let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
     let (lab, _) = robust_centre(&labs);
     let mut d: Vec<f32> = labs.iter().map(|l| delta_e(*l, lab)).collect();
-    let med = median_mut(&mut d.clone());
-    let limit = (4.0 * med).max(6.0);
+    let limit = outlier_limit(&d);
     let mut outliers = Vec::new();
     let mut max_distance = 0f32;
     for (m, dist) in members.iter().zip(d.iter_mut()) {
@@ -947,7 +982,17 @@ fn calibrate_on(
             }
         }
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
-        let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
+        let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
+        if opts.colours.is_none() {
+            split_outliers(&points, &mut assign, &mut centres);
+        }
+        if std::env::var("KMEANS_DEBUG").is_ok() {
+            eprintln!("kmeans {}x{} bg {:?} empties {}", rows, cols, background, empties.len());
+            for (j, c) in centres.iter().enumerate() {
+                let m: Vec<String> = rest.iter().zip(&assign).filter(|x| *x.1 == j).map(|(m, _)| format!("({},{}) {:.0?} s{:.1}", m.1.row, m.1.col, m.2.lab, m.2.spread)).collect();
+                eprintln!("  centre {c:.0?}: {}", m.join(" "));
+            }
+        }
         // A colour seen on one cell only, whose ring shows two colours
         // (an arc of `lone_split` of its points departs from the cell's
         // colour), is no palette colour: a popup or an effect over part of
