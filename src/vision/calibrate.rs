@@ -62,6 +62,10 @@ pub struct CalibrateParams {
     /// arc of at least this fraction of the cell's ring departs from its
     /// colour ([`own_split`]: two colours in one tile, a popup over it).
     pub lone_split: f32,
+    /// Without K: a cluster's tight outliers are a colour of their own
+    /// unless their hue is within this many degrees of the cluster's (a
+    /// lighter or darker shade of it: a hover highlight).
+    pub shade_hue: f32,
     pub locate: LocateParams,
 }
 
@@ -76,6 +80,7 @@ impl Default for CalibrateParams {
             spread_margin: 3.0,
             max_anchors: 8,
             lone_split: 0.25,
+            shade_hue: 10.0,
             locate: LocateParams::default(),
         }
     }
@@ -490,10 +495,12 @@ fn outlier_limit(d: &[f32]) -> f32 {
 /// Splits off, from each k-means cluster, its outliers when there are two
 /// or more (at most half the cluster), they agree with each other (each
 /// within the cluster's outlier limit of their robust colour) and their
-/// colour is twice that limit from the cluster's: two colours closer than the
+/// colour is twice that limit from the cluster's and not a shade of it
+/// ([`shade_of`] within `hue` degrees: a hover highlight, a dimmed group):
+/// two colours closer than the
 /// split distance (two tiles of near hues after a brightness change), told
 /// apart by how tight each group is. New clusters get new indices.
-fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>) {
+fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, hue: f32) {
     for j in 0..centres.len() {
         let members: Vec<usize> = (0..points.len()).filter(|&i| assign[i] == j).collect();
         let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
@@ -507,13 +514,24 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>) 
         let out_labs: Vec<Lab> = out.iter().map(|&k| labs[k]).collect();
         let (other, _) = robust_centre(&out_labs);
         let tight = out_labs.iter().all(|l| delta_e(*l, other) <= limit);
-        if tight && delta_e(other, centre) >= 2.0 * limit {
+        if tight && delta_e(other, centre) >= 2.0 * limit && !shade_of(centre, other, hue) {
             for &k in &out {
                 assign[members[k]] = centres.len();
             }
             centres.push(other);
         }
     }
+}
+
+/// True when `b` is a lighter or darker shade of `a`: both nearly grey
+/// (chroma under 10), or their hues (angles in the a-b plane) within
+/// `degrees` of each other.
+fn shade_of(a: Lab, b: Lab, degrees: f32) -> bool {
+    if chroma(a) < 10.0 && chroma(b) < 10.0 {
+        return true;
+    }
+    let d = (a[2].atan2(a[1]) - b[2].atan2(b[1])).to_degrees().abs();
+    d.min(360.0 - d) <= degrees
 }
 
 /// A cell of one screenshot: (screenshot index, cell, what was read).
@@ -608,32 +626,36 @@ fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
     (consistent && (m - 1.0).abs() > 0.08 && (0.3..=3.0).contains(&m)).then_some(m)
 }
 
-/// True when one tile colour of `palette` is another brightened or dimmed:
-/// every sRGB channel dark (under 24) in one is dark (under 40) in the
-/// other, the others all in the same ratio (within 8 %), off 1 by more
-/// than 8 %. Likely one colour with a hover highlight on some of its
-/// tiles, learned as two.
+/// True when one tile colour of `palette` is another brightened or dimmed
+/// ([`brightened`]). Likely one colour with a hover highlight on some of
+/// its tiles, learned as two.
 fn highlight_pair(palette: &Palette) -> bool {
-    let rgb: Vec<[u8; 3]> = palette.colours.iter().map(|c| lab_to_rgb(c.lab)).collect();
-    rgb.iter().enumerate().any(|(i, a)| {
-        rgb[i + 1..].iter().any(|b| {
-            let mut ratios = Vec::with_capacity(3);
-            for k in 0..3 {
-                let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
-                if lo < 24 {
-                    if hi >= 40 {
-                        return false;
-                    }
-                } else {
-                    ratios.push(b[k] as f32 / a[k] as f32);
-                }
-            }
-            let Some(&first) = ratios.first() else {
+    let c = &palette.colours;
+    c.iter()
+        .enumerate()
+        .any(|(i, a)| c[i + 1..].iter().any(|b| brightened(a.lab, b.lab)))
+}
+
+/// True when colour `b` is colour `a` brightened or dimmed: every sRGB
+/// channel dark (under 24) in one is dark (under 40) in the other, the
+/// others all in the same ratio (within 8 %), off 1 by more than 8 %.
+fn brightened(a: Lab, b: Lab) -> bool {
+    let (a, b) = (lab_to_rgb(a), lab_to_rgb(b));
+    let mut ratios = Vec::with_capacity(3);
+    for k in 0..3 {
+        let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
+        if lo < 24 {
+            if hi >= 40 {
                 return false;
-            };
-            ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
-        })
-    })
+            }
+        } else {
+            ratios.push(b[k] as f32 / a[k] as f32);
+        }
+    }
+    let Some(&first) = ratios.first() else {
+        return false;
+    };
+    ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
 }
 
 /// A colour multiplied by `factor` in sRGB (clamped), in Lab.
@@ -984,14 +1006,7 @@ fn calibrate_on(
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
         let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
         if opts.colours.is_none() {
-            split_outliers(&points, &mut assign, &mut centres);
-        }
-        if std::env::var("KMEANS_DEBUG").is_ok() {
-            eprintln!("kmeans {}x{} bg {:?} empties {}", rows, cols, background, empties.len());
-            for (j, c) in centres.iter().enumerate() {
-                let m: Vec<String> = rest.iter().zip(&assign).filter(|x| *x.1 == j).map(|(m, _)| format!("({},{}) {:.0?} s{:.1}", m.1.row, m.1.col, m.2.lab, m.2.spread)).collect();
-                eprintln!("  centre {c:.0?}: {}", m.join(" "));
-            }
+            split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
         }
         // A colour seen on one cell only, whose ring shows two colours
         // (an arc of `lone_split` of its points departs from the cell's
@@ -1286,9 +1301,6 @@ fn rescued(
     alternatives(all, p).into_iter().find_map(|alt| {
         let (reading, cal) = read_lattice(img, opts, alt).ok()?;
         let fit = footprint(img, &cal, &reading.board, p.reach);
-        if std::env::var("RESCUE_DEBUG").is_ok() {
-            eprintln!("rescue {}x{} fit {fit:.3} varied {} bounded {} {}", cal.rows, cal.cols, varied(&reading.board), bounded(img, &cal), reading.board);
-        }
         (fit >= p.rescue_fit && varied(&reading.board) && bounded(img, &cal))
             .then_some((reading, cal))
     })
