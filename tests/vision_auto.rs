@@ -128,19 +128,6 @@ fn run_case(seed: u64) -> (Tally, String) {
                 return (t, note);
             }
             let t = score(&board, &reading.board, &occluded);
-            if std::env::var("SYNTH_DUMP").is_ok() {
-                for r in 0..board.rows() {
-                    for c in 0..board.cols() {
-                        let cell = &reading.cells[r * board.cols() + c];
-                        let occ = occluded.contains(&(r, c));
-                        let above = occluded.contains(&(r + 1, c));
-                        eprintln!(
-                            "DUMP {seed} {r} {c} {} {} {:.3} {:.1} {}",
-                            occ as u8, above as u8, cell.split, cell.spread, cell.value
-                        );
-                    }
-                }
-            }
             let note = if t.right < t.total {
                 let mut s = format!(
                     "seed {seed}: {} of {} right\n  want {board}\n  got  {}\n  ({style:?})",
@@ -168,7 +155,7 @@ fn run_case(seed: u64) -> (Tally, String) {
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
 /// raise it as the finder improves; the target is [`TARGET`]).
-const FLOOR: f64 = 0.913;
+const FLOOR: f64 = 0.9135;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 

@@ -1020,9 +1020,10 @@ fn calibrate_on(
         let lone = |a: usize| {
             opts.colours.is_none()
                 && sizes[a] == 1
-                && rest.iter().zip(&assign).any(|(m, &b)| {
-                    b == a && own_split(shots[m.0].0, &cal, m.1) >= p.lone_split
-                })
+                && rest
+                    .iter()
+                    .zip(&assign)
+                    .any(|(m, &b)| b == a && own_split(shots[m.0].0, &cal, m.1) >= p.lone_split)
         };
         // Number clusters by first appearance in reading order.
         let mut order: Vec<usize> = Vec::new();
@@ -1505,9 +1506,8 @@ fn read_found(
 /// in one column of a 3-column board are chance).
 fn varied(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
-    let unlikely = |lines: usize, n: usize| {
-        (lines as f64).powi(n.saturating_sub(1) as i32) >= CONFINED_ODDS
-    };
+    let unlikely =
+        |lines: usize, n: usize| (lines as f64).powi(n.saturating_sub(1) as i32) >= CONFINED_ODDS;
     let mut colours = 0;
     for v in 0..=9u8 {
         let at: Vec<(usize, usize)> = (0..rows * cols)

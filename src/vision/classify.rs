@@ -160,7 +160,9 @@ pub fn split_arcs(samples: &[Lab], points: &[[f64; 2]], cells: &[CellReading]) -
     let mut templates: Vec<(u8, Vec<Lab>)> = Vec::new();
     let mut buf: Vec<f32> = Vec::new();
     for v in values {
-        let members: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].nearest == v).collect();
+        let members: Vec<usize> = (0..cells.len())
+            .filter(|&i| cells[i].nearest == v)
+            .collect();
         if members.len() < TEMPLATE_CELLS {
             continue;
         }
@@ -206,7 +208,13 @@ pub fn own_split(img: &RgbImage, cal: &Calibration, cell: Cell) -> f32 {
         .sampling
         .points
         .iter()
-        .map(|p| rgb_to_lab(pixel_at(img, cx + p[0] * g.cell_width, cy + p[1] * g.cell_height)))
+        .map(|p| {
+            rgb_to_lab(pixel_at(
+                img,
+                cx + p[0] * g.cell_width,
+                cy + p[1] * g.cell_height,
+            ))
+        })
         .collect();
     let (lab, spread) = robust_centre(&samples);
     let reading = CellReading {
