@@ -11,7 +11,10 @@
 //! component-wise median) ignores the symbol drawn in the tile and a partial
 //! glow; the nearest palette reference by ΔE (CIE76) names the cell. A cell
 //! reads as `?` ([`UNKNOWN`]) when that distance exceeds `palette.threshold`
-//! or the samples' spread exceeds `palette.max_spread` (nothing uniform there).
+//! or the samples' spread exceeds `palette.max_spread` (nothing uniform there),
+//! or when an arc of at least [`SPLIT_ARC`] of its ring departs from what the
+//! cells of the same nearest value show at those points ([`split_arcs`]: two
+//! colours in one tile, a popup over half of it).
 //!
 //! Whole-picture checks ([`read_board`]): an unreadable cell matching one of
 //! the palette's `refuse` colours (learned from screenshots labelled `none`,
