@@ -155,7 +155,7 @@ fn run_case(seed: u64) -> (Tally, String) {
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
 /// raise it as the finder improves; the target is [`TARGET`]).
-const FLOOR: f64 = 0.913;
+const FLOOR: f64 = 0.9135;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 
@@ -251,10 +251,11 @@ fn wrong_cells(
             let cell = &reading.cells[r * want.cols() + c];
             let count = reading.board.cells().iter().filter(|&&v| v == g).count();
             s += &format!(
-                "\n  ({r},{c}) want {w} got {g} (x{count}){} lab {:.0?} spread {:.1} nearest {} at {:.1}",
+                "\n  ({r},{c}) want {w} got {g} (x{count}){} lab {:.0?} spread {:.1} split {:.2} nearest {} at {:.1}",
                 if occluded.contains(&(r, c)) { " occluded" } else { "" },
                 cell.lab,
                 cell.spread,
+                cell.split,
                 cell.nearest,
                 cell.distance
             );

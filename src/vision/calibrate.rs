@@ -31,7 +31,7 @@
 
 use image::RgbImage;
 
-use super::classify::{read_board, read_cells, CellReading};
+use super::classify::{own_split, read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
@@ -58,9 +58,14 @@ pub struct CalibrateParams {
     pub spread_margin: f32,
     /// Most window anchors to keep.
     pub max_anchors: usize,
-    /// Without K: a colour on a single cell is no palette colour when the
-    /// median colour is on at least this many cells.
-    pub lone_size: usize,
+    /// Without K: a colour on a single cell is no palette colour when an
+    /// arc of at least this fraction of the cell's ring departs from its
+    /// colour ([`own_split`]: two colours in one tile, a popup over it).
+    pub lone_split: f32,
+    /// Without K: a cluster's tight outliers are a colour of their own
+    /// unless their hue is within this many degrees of the cluster's (a
+    /// lighter or darker shade of it: a hover highlight).
+    pub shade_hue: f32,
     pub locate: LocateParams,
 }
 
@@ -74,7 +79,8 @@ impl Default for CalibrateParams {
             spread_floor: 10.0,
             spread_margin: 3.0,
             max_anchors: 8,
-            lone_size: 5,
+            lone_split: 0.25,
+            shade_hue: 10.0,
             locate: LocateParams::default(),
         }
     }
@@ -479,6 +485,55 @@ fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>
     (assign, centres)
 }
 
+/// Cells of a class farther than this from its robust colour are its
+/// outliers (`d`: each member's ΔE to it): four times the median distance,
+/// at least 6.
+fn outlier_limit(d: &[f32]) -> f32 {
+    (4.0 * median_mut(&mut d.to_vec())).max(6.0)
+}
+
+/// Splits off, from each k-means cluster, its outliers when there are two
+/// or more (at most half the cluster), they agree with each other (each
+/// within the cluster's outlier limit of their robust colour) and their
+/// colour is twice that limit from the cluster's and not a shade of it
+/// ([`shade_of`] within `hue` degrees: a hover highlight, a dimmed group):
+/// two colours closer than the
+/// split distance (two tiles of near hues after a brightness change), told
+/// apart by how tight each group is. New clusters get new indices.
+fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, hue: f32) {
+    for j in 0..centres.len() {
+        let members: Vec<usize> = (0..points.len()).filter(|&i| assign[i] == j).collect();
+        let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
+        let (centre, _) = robust_centre(&labs);
+        let d: Vec<f32> = labs.iter().map(|l| delta_e(*l, centre)).collect();
+        let limit = outlier_limit(&d);
+        let out: Vec<usize> = (0..members.len()).filter(|&k| d[k] > limit).collect();
+        if out.len() < 2 || out.len() * 2 > members.len() {
+            continue;
+        }
+        let out_labs: Vec<Lab> = out.iter().map(|&k| labs[k]).collect();
+        let (other, _) = robust_centre(&out_labs);
+        let tight = out_labs.iter().all(|l| delta_e(*l, other) <= limit);
+        if tight && delta_e(other, centre) >= 2.0 * limit && !shade_of(centre, other, hue) {
+            for &k in &out {
+                assign[members[k]] = centres.len();
+            }
+            centres.push(other);
+        }
+    }
+}
+
+/// True when `b` is a lighter or darker shade of `a`: both nearly grey
+/// (chroma under 10), or their hues (angles in the a-b plane) within
+/// `degrees` of each other.
+fn shade_of(a: Lab, b: Lab, degrees: f32) -> bool {
+    if chroma(a) < 10.0 && chroma(b) < 10.0 {
+        return true;
+    }
+    let d = (a[2].atan2(a[1]) - b[2].atan2(b[1])).to_degrees().abs();
+    d.min(360.0 - d) <= degrees
+}
+
 /// A cell of one screenshot: (screenshot index, cell, what was read).
 type Member = (usize, Cell, CellReading);
 
@@ -487,8 +542,7 @@ fn class_stats(value: u8, members: &[Member]) -> ClassStats {
     let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
     let (lab, _) = robust_centre(&labs);
     let mut d: Vec<f32> = labs.iter().map(|l| delta_e(*l, lab)).collect();
-    let med = median_mut(&mut d.clone());
-    let limit = (4.0 * med).max(6.0);
+    let limit = outlier_limit(&d);
     let mut outliers = Vec::new();
     let mut max_distance = 0f32;
     for (m, dist) in members.iter().zip(d.iter_mut()) {
@@ -572,32 +626,36 @@ fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
     (consistent && (m - 1.0).abs() > 0.08 && (0.3..=3.0).contains(&m)).then_some(m)
 }
 
-/// True when one tile colour of `palette` is another brightened or dimmed:
-/// every sRGB channel dark (under 24) in one is dark (under 40) in the
-/// other, the others all in the same ratio (within 8 %), off 1 by more
-/// than 8 %. Likely one colour with a hover highlight on some of its
-/// tiles, learned as two.
+/// True when one tile colour of `palette` is another brightened or dimmed
+/// ([`brightened`]). Likely one colour with a hover highlight on some of
+/// its tiles, learned as two.
 fn highlight_pair(palette: &Palette) -> bool {
-    let rgb: Vec<[u8; 3]> = palette.colours.iter().map(|c| lab_to_rgb(c.lab)).collect();
-    rgb.iter().enumerate().any(|(i, a)| {
-        rgb[i + 1..].iter().any(|b| {
-            let mut ratios = Vec::with_capacity(3);
-            for k in 0..3 {
-                let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
-                if lo < 24 {
-                    if hi >= 40 {
-                        return false;
-                    }
-                } else {
-                    ratios.push(b[k] as f32 / a[k] as f32);
-                }
-            }
-            let Some(&first) = ratios.first() else {
+    let c = &palette.colours;
+    c.iter()
+        .enumerate()
+        .any(|(i, a)| c[i + 1..].iter().any(|b| brightened(a.lab, b.lab)))
+}
+
+/// True when colour `b` is colour `a` brightened or dimmed: every sRGB
+/// channel dark (under 24) in one is dark (under 40) in the other, the
+/// others all in the same ratio (within 8 %), off 1 by more than 8 %.
+fn brightened(a: Lab, b: Lab) -> bool {
+    let (a, b) = (lab_to_rgb(a), lab_to_rgb(b));
+    let mut ratios = Vec::with_capacity(3);
+    for k in 0..3 {
+        let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
+        if lo < 24 {
+            if hi >= 40 {
                 return false;
-            };
-            ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
-        })
-    })
+            }
+        } else {
+            ratios.push(b[k] as f32 / a[k] as f32);
+        }
+    }
+    let Some(&first) = ratios.first() else {
+        return false;
+    };
+    ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
 }
 
 /// A colour multiplied by `factor` in sRGB (clamped), in Lab.
@@ -946,21 +1004,26 @@ fn calibrate_on(
             }
         }
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
-        let (assign, centres) = kmeans(&points, opts.colours, p.split_distance);
-        // A colour seen on one cell only, where the board's colours are
-        // each seen on many (median cluster size at least `lone_size`), is
-        // no palette colour: a popup or an effect over that tile. Its cell
-        // then matches no colour and reads as unknown.
+        let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
+        if opts.colours.is_none() {
+            split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
+        }
+        // A colour seen on one cell only, whose ring shows two colours
+        // (an arc of `lone_split` of its points departs from the cell's
+        // colour), is no palette colour: a popup or an effect over part of
+        // that tile. Its cell then matches no colour and reads as unknown.
+        // (A lone tile of a colour of its own is uniform and stays.)
         let mut sizes = vec![0usize; centres.len()];
         for &a in &assign {
             sizes[a] += 1;
         }
         let lone = |a: usize| {
-            let mut s: Vec<usize> = sizes.iter().copied().filter(|&n| n > 0).collect();
-            s.sort_unstable();
             opts.colours.is_none()
                 && sizes[a] == 1
-                && s.get(s.len() / 2).is_some_and(|&m| m >= p.lone_size)
+                && rest
+                    .iter()
+                    .zip(&assign)
+                    .any(|(m, &b)| b == a && own_split(shots[m.0].0, &cal, m.1) >= p.lone_split)
         };
         // Number clusters by first appearance in reading order.
         let mut order: Vec<usize> = Vec::new();
@@ -1436,9 +1499,15 @@ fn read_found(
 /// A board that was read only after its lattice was trimmed must look like
 /// one more clearly: at least three tile colours, none of them confined to
 /// one row or one column (a page of text trimmed to its lines, a menu to
-/// its buttons, reads as a few colours in lines).
+/// its buttons, reads as a few colours in lines) where that is unlikely by
+/// chance: `n` cells of a colour all in one of `k` lines happen with odds
+/// of about `k^(1-n)` on a board of random tiles, so the confinement counts
+/// when `k^(n-1)` is at least [`CONFINED_ODDS`] (three cells of a colour
+/// in one column of a 3-column board are chance).
 fn varied(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
+    let unlikely =
+        |lines: usize, n: usize| (lines as f64).powi(n.saturating_sub(1) as i32) >= CONFINED_ODDS;
     let mut colours = 0;
     for v in 0..=9u8 {
         let at: Vec<(usize, usize)> = (0..rows * cols)
@@ -1449,12 +1518,20 @@ fn varied(board: &Board) -> bool {
             continue;
         };
         colours += 1;
-        if at.len() >= 2 && (at.iter().all(|p| p.0 == r) || at.iter().all(|p| p.1 == c)) {
+        let n = at.len();
+        if n >= 2
+            && ((at.iter().all(|p| p.0 == r) && unlikely(rows, n))
+                || (at.iter().all(|p| p.1 == c) && unlikely(cols, n)))
+        {
             return false;
         }
     }
     colours >= 3
 }
+
+/// See [`varied`]: the odds against chance at which a colour confined to
+/// one line says "lines of UI or text, not tiles".
+const CONFINED_ODDS: f64 = 20.0;
 
 /// Lattice `found` without blocks of outer rows and columns whose tile
 /// colours (`values`: each cell's reading with the palette learned on the

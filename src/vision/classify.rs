@@ -11,7 +11,10 @@
 //! component-wise median) ignores the symbol drawn in the tile and a partial
 //! glow; the nearest palette reference by ΔE (CIE76) names the cell. A cell
 //! reads as `?` ([`UNKNOWN`]) when that distance exceeds `palette.threshold`
-//! or the samples' spread exceeds `palette.max_spread` (nothing uniform there).
+//! or the samples' spread exceeds `palette.max_spread` (nothing uniform there),
+//! or when an arc of at least [`SPLIT_ARC`] of its ring departs from what the
+//! cells of the same nearest value show at those points ([`split_arcs`]: two
+//! colours in one tile, a popup over half of it).
 //!
 //! Whole-picture checks ([`read_board`]): an unreadable cell matching one of
 //! the palette's `refuse` colours (learned from screenshots labelled `none`,
@@ -21,7 +24,7 @@
 
 use image::RgbImage;
 
-use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
+use super::colour::{delta_e, median_mut, rgb_to_lab, robust_centre, Lab};
 use super::layout::Calibration;
 use super::{Reading, VisionError};
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};
@@ -37,6 +40,11 @@ pub struct CellReading {
     pub nearest: u8,
     /// ΔE to the nearest palette reference.
     pub distance: f32,
+    /// The longest arc of the sampling ring (a fraction of its points, in
+    /// angle order) whose samples depart from what the cells of the same
+    /// nearest value show there by more than [`SPLIT_DISTANCE`]: a popup
+    /// or a neighbour's shadow over part of the tile (see [`split_arcs`]).
+    pub split: f32,
     /// The value read: `nearest`, or [`UNKNOWN`] when out of tolerance.
     pub value: u8,
     /// An unreadable cell that matches one of the palette's `refuse` colours
@@ -46,6 +54,18 @@ pub struct CellReading {
 
 /// Largest fraction of unreadable cells before the picture is "no board".
 pub const MAX_UNKNOWN_FRACTION: f64 = 0.25;
+
+/// A sample departs from its class's ring when it is this far (ΔE) from
+/// it: another colour (the palette learning's `split_distance`).
+pub const SPLIT_DISTANCE: f32 = 20.0;
+
+/// A cell whose ring departs from its class's ring over an arc of at least
+/// this fraction of its points shows two colours: it reads as [`UNKNOWN`].
+pub const SPLIT_ARC: f32 = 0.4;
+
+/// Fewest cells of one value for their ring to be a template (below it a
+/// cell's own colour is its template).
+const TEMPLATE_CELLS: usize = 3;
 
 /// The pixel read for a window point, clamped into the picture.
 #[inline]
@@ -67,18 +87,19 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
         .iter()
         .map(|p| (p[0] * g.cell_width, p[1] * g.cell_height))
         .collect();
-    let mut samples: Vec<Lab> = Vec::with_capacity(offsets.len());
+    let n = offsets.len();
+    let mut samples: Vec<Lab> = Vec::with_capacity(n * cal.rows * cal.cols);
     let mut out = Vec::with_capacity(cal.rows * cal.cols);
     for row in 0..cal.rows {
         for col in 0..cal.cols {
             let (cx, cy) = cal.cell_centre(Cell::new(row, col));
-            samples.clear();
+            let start = samples.len();
             samples.extend(
                 offsets
                     .iter()
                     .map(|&(dx, dy)| rgb_to_lab(pixel_at(img, cx + dx, cy + dy))),
             );
-            let (lab, spread) = robust_centre(&samples);
+            let (lab, spread) = robust_centre(&samples[start..]);
             let (nearest, distance) = refs
                 .iter()
                 .map(|&(v, r)| (v, delta_e(lab, r)))
@@ -96,12 +117,137 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
                 spread,
                 nearest,
                 distance,
+                split: 0.0,
                 value: if ok { nearest } else { UNKNOWN },
                 refused,
             });
         }
     }
+    let arcs = split_arcs(&samples, &cal.sampling.points, &out);
+    for (c, arc) in out.iter_mut().zip(arcs) {
+        c.split = arc;
+        if arc >= SPLIT_ARC {
+            c.value = UNKNOWN;
+        }
+    }
     out
+}
+
+/// Per cell (`cells`, with `samples`: each cell's samples at `points`, in
+/// order), the longest arc of its ring that departs from its class's ring,
+/// as a fraction of the points.
+///
+/// A cell's residuals are its samples minus its robust colour; the class's
+/// ring (its template) is the component-wise median of the residuals at each
+/// point over the cells of the same nearest value (at least
+/// [`TEMPLATE_CELLS`] of them; fewer: all zero). So a symbol, a highlight
+/// or shading, drawn alike on every tile of a colour, and a whole tile
+/// brightened (a hover), are no departure; a popup or a shadow over one
+/// side of the tile departs over a contiguous arc, on one cell. Points are
+/// taken in order of their angle around the centre, the arc circular.
+pub fn split_arcs(samples: &[Lab], points: &[[f64; 2]], cells: &[CellReading]) -> Vec<f32> {
+    let n = points.len();
+    if n == 0 || samples.len() != n * cells.len() {
+        return vec![0.0; cells.len()];
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    let angle = |k: usize| points[k][1].atan2(points[k][0]);
+    order.sort_by(|&a, &b| angle(a).total_cmp(&angle(b)));
+    let residual = |i: usize, k: usize| {
+        let (s, l) = (samples[i * n + k], cells[i].lab);
+        [s[0] - l[0], s[1] - l[1], s[2] - l[2]]
+    };
+    let mut values: Vec<u8> = cells.iter().map(|c| c.nearest).collect();
+    values.sort_unstable();
+    values.dedup();
+    let mut templates: Vec<(u8, Vec<Lab>)> = Vec::new();
+    let mut buf: Vec<f32> = Vec::new();
+    for v in values {
+        let members: Vec<usize> = (0..cells.len())
+            .filter(|&i| cells[i].nearest == v)
+            .collect();
+        if members.len() < TEMPLATE_CELLS {
+            continue;
+        }
+        let ring = (0..n)
+            .map(|k| {
+                let mut t = [0f32; 3];
+                for (ch, tc) in t.iter_mut().enumerate() {
+                    buf.clear();
+                    buf.extend(members.iter().map(|&i| residual(i, k)[ch]));
+                    *tc = median_mut(&mut buf);
+                }
+                t
+            })
+            .collect();
+        templates.push((v, ring));
+    }
+    (0..cells.len())
+        .map(|i| {
+            let template = templates
+                .iter()
+                .find(|t| t.0 == cells[i].nearest)
+                .map(|t| t.1.as_slice());
+            let off: Vec<bool> = order
+                .iter()
+                .map(|&k| {
+                    let t = template.map_or([0.0; 3], |t| t[k]);
+                    delta_e(residual(i, k), t) > SPLIT_DISTANCE
+                })
+                .collect();
+            longest_circular_run(&off) as f32 / n as f32
+        })
+        .collect()
+}
+
+/// The longest arc of cell `cell`'s ring departing from the cell's own
+/// robust colour (a fraction of the ring's points; [`split_arcs`] with no
+/// template): a tile half covered by something of another colour has one.
+/// The calibration must match the picture's size.
+pub fn own_split(img: &RgbImage, cal: &Calibration, cell: Cell) -> f32 {
+    let g = &cal.grid;
+    let (cx, cy) = cal.cell_centre(cell);
+    let samples: Vec<Lab> = cal
+        .sampling
+        .points
+        .iter()
+        .map(|p| {
+            rgb_to_lab(pixel_at(
+                img,
+                cx + p[0] * g.cell_width,
+                cy + p[1] * g.cell_height,
+            ))
+        })
+        .collect();
+    let (lab, spread) = robust_centre(&samples);
+    let reading = CellReading {
+        lab,
+        spread,
+        nearest: UNKNOWN,
+        distance: 0.0,
+        split: 0.0,
+        value: UNKNOWN,
+        refused: false,
+    };
+    split_arcs(&samples, &cal.sampling.points, &[reading])[0]
+}
+
+/// The longest run of `true` in `flags` read as a circle.
+fn longest_circular_run(flags: &[bool]) -> usize {
+    let n = flags.len();
+    if flags.iter().all(|&f| f) {
+        return n;
+    }
+    let (mut best, mut run) = (0, 0);
+    for k in 0..2 * n {
+        if flags[k % n] {
+            run += 1;
+            best = best.max(run.min(n));
+        } else {
+            run = 0;
+        }
+    }
+    best
 }
 
 /// Reads every cell, row-major, without the whole-picture checks (for
