@@ -5,8 +5,8 @@ use ethnum::U256;
 use gridbot::act::Move;
 use gridbot::board::Cell;
 use gridbot::board::{Board, EMPTY};
-use gridbot::games::collapse::mask::Mask;
 use gridbot::games::collapse::endgame::improve;
+use gridbot::games::collapse::mask::Mask;
 use gridbot::games::collapse::rules::naive;
 use gridbot::games::collapse::solver::SolverBoard;
 use gridbot::games::collapse::{
@@ -411,7 +411,10 @@ fn end_search_signature_on_a_fixed_board() {
     let beam = solve(&bits, Scoring::PopStar, &p, &Budget::width(64));
     p.endgame_nodes = 300_000;
     let sol = solve(&bits, Scoring::PopStar, &p, &Budget::width(64));
-    assert_eq!((beam.score, sol.score, sol.stats.nodes), (5565, 5645, 358_373));
+    assert_eq!(
+        (beam.score, sol.score, sol.stats.nodes),
+        (5565, 5645, 358_373)
+    );
     // Cut short by its node cap, it keeps the best it found.
     p.endgame_nodes = 2_000;
     let cut = solve(&bits, Scoring::PopStar, &p, &Budget::width(64));

@@ -103,7 +103,10 @@ impl<B: SolverBoard> Search<'_, B> {
                 .map(|(i, g)| {
                     let mut c = *counts;
                     c[g.colour as usize] -= g.size;
-                    (self.scoring.group_points(g.size as u32) + bound(self.scoring, &c), i)
+                    (
+                        self.scoring.group_points(g.size as u32) + bound(self.scoring, &c),
+                        i,
+                    )
                 })
                 .collect();
             order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -53,7 +53,10 @@ impl Collapse {
         if let Some(spec) = endgame {
             let bad = || GameError::BadParams(format!("--endgame {spec}: want SHARE[:NODES]"));
             let mut it = spec.split(':');
-            let share: f64 = it.next().and_then(|x| x.trim().parse().ok()).ok_or_else(bad)?;
+            let share: f64 = it
+                .next()
+                .and_then(|x| x.trim().parse().ok())
+                .ok_or_else(bad)?;
             if !(0.0..1.0).contains(&share) {
                 return Err(bad());
             }
@@ -72,7 +75,8 @@ impl Collapse {
 /// A portfolio written `groups:colours[:target:keep[:lone]],...` or as JSON.
 fn parse_portfolio(spec: &str) -> Result<Vec<solver::EvalWeights>, GameError> {
     if spec.trim_start().starts_with('[') {
-        return serde_json::from_str(spec).map_err(|e| GameError::BadParams(format!("{spec}: {e}")));
+        return serde_json::from_str(spec)
+            .map_err(|e| GameError::BadParams(format!("{spec}: {e}")));
     }
     spec.split(',')
         .map(|w| {

@@ -15,7 +15,9 @@
 //!   two different searches beat one search twice as wide;
 //! - a colour term in the evaluation (the points a colour would give if all its
 //!   cells ended in one group), which steers play towards the big final group
-//!   that dominates PopStar scores.
+//!   that dominates PopStar scores;
+//! - an exact search of the end of each worker's best line
+//!   ([`super::endgame`]) on the last `endgame_share` of a clock budget.
 //!
 //! Deterministic: with `Budget::width` (no clock) the result and node count are
 //! fixed for a board.
@@ -604,8 +606,14 @@ fn worker<B: SolverBoard>(
         params.endgame_nodes
     };
     if end_nodes > 0 {
-        let (total, line, end) =
-            super::endgame::improve(root, scoring, &best_line, best_total, share.inner, end_nodes);
+        let (total, line, end) = super::endgame::improve(
+            root,
+            scoring,
+            &best_line,
+            best_total,
+            share.inner,
+            end_nodes,
+        );
         best_total = total;
         best_line = line;
         pass.nodes += end.nodes;
