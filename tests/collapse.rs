@@ -5,12 +5,14 @@ use ethnum::U256;
 use gridbot::act::Move;
 use gridbot::board::Cell;
 use gridbot::board::{Board, EMPTY};
+use gridbot::games::collapse::endgame::improve;
 use gridbot::games::collapse::mask::Mask;
 use gridbot::games::collapse::rules::naive;
+use gridbot::games::collapse::solver::SolverBoard;
 use gridbot::games::collapse::{
     solve, BitBoard, CBoard, Census, Collapse, Group, Scoring, SolverParams,
 };
-use gridbot::games::{Budget, Game};
+use gridbot::games::{Budget, Game, NeverStop};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
@@ -339,6 +341,84 @@ fn solver_signature_on_a_fixed_board() {
     let wide = BitBoard::<5, U256>::from_board(&b(SAMEGAME0)).expect("fits");
     let sol = solve(&wide, Scoring::SameGame, &preset, &Budget::width(16));
     assert_eq!((sol.score, sol.stats.nodes), (1328, 64312));
+}
+
+/// The best score of a board by plain recursion over every line (no memo, no bound).
+fn naive_best(b: &Board, scoring: Scoring) -> i32 {
+    let moves = naive::moves(b);
+    if moves.is_empty() {
+        return scoring.end_bonus(b.filled_count() as u32);
+    }
+    moves
+        .into_iter()
+        .map(|(r, c)| {
+            let mut child = b.clone();
+            let n = naive::play(&mut child, r, c);
+            scoring.group_points(n as u32) + naive_best(&child, scoring)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Replays a line of group representatives; the score with the end bonus.
+fn replay_reps<B: SolverBoard>(root: &B, scoring: Scoring, line: &[u16]) -> i32 {
+    let mut b = root.clone();
+    let mut total = 0;
+    for &rep in line {
+        let n = b.remove_group(rep);
+        assert!(n >= 2, "illegal move in the end search's line");
+        total += scoring.group_points(n);
+    }
+    let mut groups = Vec::new();
+    b.census(&mut groups, &mut Census::default());
+    assert!(groups.is_empty(), "the end search's line must end the game");
+    total + scoring.end_bonus(b.remaining())
+}
+
+/// The end search from the root is exact: the fast search (memo, bounds,
+/// bit board) against plain recursion, on small random boards.
+#[test]
+fn end_search_finds_the_best_line_of_small_boards() {
+    let mut runner = pinned_runner(60);
+    for scoring in [Scoring::PopStar, Scoring::SameGame] {
+        runner
+            .run(&arb_board_sized(2..=4, 2..=5), |board| {
+                let best = naive_best(&board, scoring);
+                let bits = BitBoard::<5>::from_board(&board).expect("fits");
+                let start = scoring.end_bonus(bits.remaining());
+                let (total, line, stats) =
+                    improve(&bits, scoring, &[], start, &NeverStop, u64::MAX);
+                prop_assert_eq!(total, best.max(start));
+                prop_assert_eq!(stats.solved_from, bits.remaining());
+                if total > start {
+                    prop_assert_eq!(replay_reps(&bits, scoring, &line), total);
+                }
+                let cb = CBoard::<160>::from_board(&board).expect("fits");
+                let (t2, _, s2) = improve(&cb, scoring, &[], start, &NeverStop, u64::MAX);
+                prop_assert_eq!((t2, s2.nodes), (total, stats.nodes));
+                Ok(())
+            })
+            .expect("the end search is exact");
+    }
+}
+
+/// The end search lifts a beam's line on a fixed board: exact totals and
+/// nodes, and the line it returns scores what it says.
+#[test]
+fn end_search_signature_on_a_fixed_board() {
+    let bits = BitBoard::<5>::from_board(&b(BENCH0)).expect("fits");
+    let mut p = SolverParams::preset(Scoring::PopStar);
+    let beam = solve(&bits, Scoring::PopStar, &p, &Budget::width(64));
+    p.endgame_nodes = 300_000;
+    let sol = solve(&bits, Scoring::PopStar, &p, &Budget::width(64));
+    assert_eq!(
+        (beam.score, sol.score, sol.stats.nodes),
+        (5565, 5645, 358_373)
+    );
+    // Cut short by its node cap, it keeps the best it found.
+    p.endgame_nodes = 2_000;
+    let cut = solve(&bits, Scoring::PopStar, &p, &Budget::width(64));
+    assert!(cut.score >= beam.score && cut.score <= sol.score);
 }
 
 #[test]

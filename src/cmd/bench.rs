@@ -44,6 +44,11 @@ pub struct BenchArgs {
     /// Override the solver's portfolio: "groups:colours,..." one weighting per worker.
     #[arg(long)]
     portfolio: Option<String>,
+    /// Collapse: share of a clock budget for the exact search of the end of
+    /// the best line, and its node cap under --width: SHARE[:NODES]
+    /// (default 0.2:0, no end search under --width).
+    #[arg(long)]
+    endgame: Option<String>,
     /// One JSON object a line, then a summary line.
     #[arg(long)]
     json: bool,
@@ -125,9 +130,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     if let Some(g) = match3 {
         return super::bench_match3::run(&g, boards_file, a.limit, a.json);
     }
-    let game = match &a.portfolio {
-        Some(p) => games::collapse::Collapse::with_portfolio(&a.game, p)?,
-        None => games::by_name(&a.game)?,
+    let game = if a.portfolio.is_some() || a.endgame.is_some() {
+        games::collapse::Collapse::tuned(&a.game, a.portfolio.as_deref(), a.endgame.as_deref())?
+    } else {
+        games::by_name(&a.game)?
     };
     let boards = load_boards(boards_file, a.limit)?;
     let budget = a.search.budget();

@@ -1,6 +1,7 @@
 //! The collapse family (SameGame, PopStar, Swell Foop) as a [`Game`].
 
 pub mod bits;
+pub mod endgame;
 pub mod mask;
 pub mod rules;
 pub mod solver;
@@ -32,44 +33,71 @@ impl Collapse {
 }
 
 impl Collapse {
-    /// A game whose solver uses the given portfolio, written `groups:colours,...`.
-    pub fn with_portfolio(name: &str, spec: &str) -> Result<Box<dyn Game>, GameError> {
+    /// The game named `name` with its preset, and the solver's portfolio
+    /// (`groups:colours,...` or a JSON list of weights) and end search
+    /// (`SHARE[:NODES]`, see [`SolverParams::endgame_share`]) when given.
+    pub fn tuned(
+        name: &str,
+        portfolio: Option<&str>,
+        endgame: Option<&str>,
+    ) -> Result<Box<dyn Game>, GameError> {
         let scoring = match name {
             "popstar" => Scoring::PopStar,
             "samegame" | "swell-foop" => Scoring::SameGame,
             _ => return Err(GameError::UnknownGame(name.to_string())),
         };
         let mut game = Collapse::new(scoring);
-        if spec.trim_start().starts_with('[') {
-            game.params.portfolio = serde_json::from_str(spec)
-                .map_err(|e| GameError::BadParams(format!("{spec}: {e}")))?;
-            return Ok(Box::new(game));
+        if let Some(spec) = portfolio {
+            game.params.portfolio = parse_portfolio(spec)?;
         }
-        game.params.portfolio = spec
-            .split(',')
-            .map(|w| {
-                let v: Vec<f32> = w
-                    .split(':')
-                    .map(|x| x.trim().parse::<f32>())
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| GameError::BadParams(spec.to_string()))?;
-                match v[..] {
-                    [groups, colours] => Ok(solver::EvalWeights::plain(groups, colours)),
-                    [groups, colours, target, keep] => {
-                        Ok(solver::EvalWeights::plain(groups, colours)
-                            .with_target(target as i8, keep))
-                    }
-                    [groups, colours, target, keep, lone] => Ok(solver::EvalWeights {
-                        lone,
-                        ..solver::EvalWeights::plain(groups, colours)
-                            .with_target(target as i8, keep)
-                    }),
-                    _ => Err(GameError::BadParams(spec.to_string())),
-                }
-            })
-            .collect::<Result<_, _>>()?;
+        if let Some(spec) = endgame {
+            let bad = || GameError::BadParams(format!("--endgame {spec}: want SHARE[:NODES]"));
+            let mut it = spec.split(':');
+            let share: f64 = it
+                .next()
+                .and_then(|x| x.trim().parse().ok())
+                .ok_or_else(bad)?;
+            if !(0.0..1.0).contains(&share) {
+                return Err(bad());
+            }
+            game.params.endgame_share = share;
+            if let Some(n) = it.next() {
+                game.params.endgame_nodes = n.trim().parse().map_err(|_| bad())?;
+            }
+            if it.next().is_some() {
+                return Err(bad());
+            }
+        }
         Ok(Box::new(game))
     }
+}
+
+/// A portfolio written `groups:colours[:target:keep[:lone]],...` or as JSON.
+fn parse_portfolio(spec: &str) -> Result<Vec<solver::EvalWeights>, GameError> {
+    if spec.trim_start().starts_with('[') {
+        return serde_json::from_str(spec)
+            .map_err(|e| GameError::BadParams(format!("{spec}: {e}")));
+    }
+    spec.split(',')
+        .map(|w| {
+            let v: Vec<f32> = w
+                .split(':')
+                .map(|x| x.trim().parse::<f32>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| GameError::BadParams(spec.to_string()))?;
+            match v[..] {
+                [groups, colours] => Ok(solver::EvalWeights::plain(groups, colours)),
+                [groups, colours, target, keep] => {
+                    Ok(solver::EvalWeights::plain(groups, colours).with_target(target as i8, keep))
+                }
+                [groups, colours, target, keep, lone] => Ok(solver::EvalWeights {
+                    lone,
+                    ..solver::EvalWeights::plain(groups, colours).with_target(target as i8, keep)
+                }),
+                _ => Err(GameError::BadParams(spec.to_string())),
+            }
+        })
+        .collect()
 }
 
 /// Colours a [`BitBoard`] holds in the solver; boards with more use [`CBoard`].

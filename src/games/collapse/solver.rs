@@ -15,7 +15,9 @@
 //!   two different searches beat one search twice as wide;
 //! - a colour term in the evaluation (the points a colour would give if all its
 //!   cells ended in one group), which steers play towards the big final group
-//!   that dominates PopStar scores.
+//!   that dominates PopStar scores;
+//! - an exact search of the end of each worker's best line
+//!   ([`super::endgame`]) on the last `endgame_share` of a clock budget.
 //!
 //! Deterministic: with `Budget::width` (no clock) the result and node count are
 //! fixed for a board.
@@ -27,7 +29,7 @@ use super::mask::Mask;
 use super::rules::{CBoard, Census, Group, GroupSums, Points, Scoring};
 use crate::act::Move;
 use crate::board::{Board, Cell};
-use crate::games::{Budget, SearchStats, Solution};
+use crate::games::{Budget, SearchStats, Solution, Stop};
 
 /// What the search needs of a board: the byte board ([`CBoard`]) for any
 /// size, the bit board ([`BitBoard`]) for boards of up to 256 bits.
@@ -200,6 +202,13 @@ pub struct SolverParams {
     pub portfolio: Vec<EvalWeights>,
     /// Share of the remaining budget the last pass is sized to fill.
     pub fill: f64,
+    /// Share of a clock budget kept for the exact search of the end of each
+    /// worker's best line ([`super::endgame`]); 0: none.
+    #[serde(default)]
+    pub endgame_share: f64,
+    /// Nodes of that search under a width budget (no clock); 0: none.
+    #[serde(default)]
+    pub endgame_nodes: u64,
 }
 
 impl SolverParams {
@@ -221,6 +230,8 @@ impl SolverParams {
             max_width: 1 << 20,
             portfolio,
             fill: 1.0,
+            endgame_share: 0.2,
+            endgame_nodes: 0,
         }
     }
 
@@ -231,6 +242,8 @@ impl SolverParams {
             max_width: 1 << 20,
             portfolio: vec![EvalWeights::plain(1.0, 0.0)],
             fill: 1.0,
+            endgame_share: 0.0,
+            endgame_nodes: 0,
         }
     }
 }
@@ -500,6 +513,16 @@ fn worker<B: SolverBoard>(
     budget: &Budget,
 ) -> (i32, Vec<u16>, SearchStats) {
     let target = target_colour(root, weights.target);
+    // The beam stops early enough to leave the end search its share.
+    let share = Share {
+        inner: budget.stop,
+        until: 1.0 - params.endgame_share,
+    };
+    let beam_budget = Budget {
+        stop: &share,
+        ..*budget
+    };
+    let budget = &beam_budget;
     let mut pass: Pass<B> = Pass {
         scoring,
         weights,
@@ -577,8 +600,42 @@ fn worker<B: SolverBoard>(
         }
         w = next;
     }
+    let end_nodes = if share.inner.spent().is_some() && params.endgame_share > 0.0 {
+        node_cap.saturating_sub(pass.nodes)
+    } else {
+        params.endgame_nodes
+    };
+    if end_nodes > 0 {
+        let (total, line, end) = super::endgame::improve(
+            root,
+            scoring,
+            &best_line,
+            best_total,
+            share.inner,
+            end_nodes,
+        );
+        best_total = total;
+        best_line = line;
+        pass.nodes += end.nodes;
+    }
     stats.nodes = pass.nodes;
     (best_total, best_line, stats)
+}
+
+/// A stop that comes when `inner` has spent `until` of its budget.
+struct Share<'a> {
+    inner: &'a dyn Stop,
+    until: f64,
+}
+
+impl Stop for Share<'_> {
+    fn should_stop(&self) -> bool {
+        self.inner.should_stop() || self.inner.spent().is_some_and(|s| s >= self.until)
+    }
+
+    fn spent(&self) -> Option<f64> {
+        self.inner.spent().map(|s| (s / self.until).min(1.0))
+    }
 }
 
 /// Searches for the best line of play from `root`.
