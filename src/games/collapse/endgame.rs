@@ -39,6 +39,24 @@ fn bound(scoring: Scoring, counts: &[u16; 10]) -> i32 {
     pts + scoring.end_bonus(single)
 }
 
+/// Scratch of one depth: the board's groups, what removing one needs, and
+/// their order (bound, index).
+struct Level<B: SolverBoard> {
+    groups: Vec<Group>,
+    kept: B::Kept,
+    order: Vec<(i32, usize)>,
+}
+
+impl<B: SolverBoard> Default for Level<B> {
+    fn default() -> Self {
+        Level {
+            groups: Vec::new(),
+            kept: B::Kept::default(),
+            order: Vec::new(),
+        }
+    }
+}
+
 struct Search<'a, B: SolverBoard> {
     scoring: Scoring,
     stop: &'a dyn Stop,
@@ -54,8 +72,7 @@ struct Search<'a, B: SolverBoard> {
     best: Vec<u16>,
     path: Vec<u16>,
     /// Scratch per depth.
-    groups: Vec<Vec<Group>>,
-    kept: Vec<B::Kept>,
+    levels: Vec<Level<B>>,
     census: Census,
 }
 
@@ -80,12 +97,14 @@ impl<B: SolverBoard> Search<'_, B> {
         if gained + ub <= self.incumbent {
             return ub;
         }
-        if self.groups.len() <= depth {
-            self.groups.push(Vec::new());
-            self.kept.push(B::Kept::default());
+        if self.levels.len() <= depth {
+            self.levels.push(Level::default());
         }
-        let mut groups = std::mem::take(&mut self.groups[depth]);
-        let mut kept = std::mem::take(&mut self.kept[depth]);
+        let Level {
+            mut groups,
+            mut kept,
+            mut order,
+        } = std::mem::take(&mut self.levels[depth]);
         board.census_keep(&mut groups, &mut self.census, &mut kept);
         let value = if groups.is_empty() {
             let v = self.scoring.end_bonus(board.remaining());
@@ -97,18 +116,15 @@ impl<B: SolverBoard> Search<'_, B> {
             v
         } else {
             // Best bound first.
-            let mut order: Vec<(i32, usize)> = groups
-                .iter()
-                .enumerate()
-                .map(|(i, g)| {
-                    let mut c = *counts;
-                    c[g.colour as usize] -= g.size;
-                    (
-                        self.scoring.group_points(g.size as u32) + bound(self.scoring, &c),
-                        i,
-                    )
-                })
-                .collect();
+            order.clear();
+            order.extend(groups.iter().enumerate().map(|(i, g)| {
+                let mut c = *counts;
+                c[g.colour as usize] -= g.size;
+                (
+                    self.scoring.group_points(g.size as u32) + bound(self.scoring, &c),
+                    i,
+                )
+            }));
             order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             let mut value = i32::MIN;
             for &(key, i) in &order {
@@ -133,8 +149,11 @@ impl<B: SolverBoard> Search<'_, B> {
             }
             value
         };
-        self.groups[depth] = groups;
-        self.kept[depth] = kept;
+        self.levels[depth] = Level {
+            groups,
+            kept,
+            order,
+        };
         if self.aborted {
             return i32::MAX / 4;
         }
@@ -182,8 +201,7 @@ pub fn improve<B: SolverBoard>(
         found: false,
         best: Vec::new(),
         path: Vec::new(),
-        groups: Vec::new(),
-        kept: Vec::new(),
+        levels: Vec::new(),
         census: Census::default(),
     };
     let mut k = FIRST_SPLIT;
