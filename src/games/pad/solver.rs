@@ -502,6 +502,11 @@ pub struct Rank {
     /// 6); on all boards (`usize::MAX`) it gained nothing on 48 boards
     /// (Round 8). `null`: never.
     pub cascades_within: Option<usize>,
+    /// A step from the held orb to the nearest cell that lacks its
+    /// target colour ([`cursor_distance`]), where there is a target: the
+    /// drag has to get there before it can fix anything, a cost the
+    /// target distance (orbs to cells) does not see.
+    pub cursor: f64,
 }
 
 impl Default for Rank {
@@ -515,6 +520,7 @@ impl Default for Rank {
             short_combo: 5.0,
             target: 1.5,
             cascades_within: Some(6),
+            cursor: 0.0,
         }
     }
 }
@@ -608,6 +614,7 @@ impl Ctx<'_> {
                 eval: self.shaped((cols, rows), &after, &tally, v)
                     - self.target.map_or(0.0, |t| {
                         self.p.rank.target * target_distance(g, &o, t) as f64
+                            + self.p.rank.cursor * cursor_distance(g, &o, t, next) as f64
                     }),
                 value: v,
                 combos: tally.combos,
@@ -1353,6 +1360,26 @@ fn target_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
         h += 12 * left.count_ones();
     }
     h
+}
+
+/// Steps from `cursor` (a cell) to the nearest cell of `b` that lacks
+/// the colour `want` gives it (0 when none lacks one, or on it).
+#[inline]
+fn cursor_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS], cursor: usize) -> u32 {
+    let lacking = want
+        .iter()
+        .zip(&b.masks)
+        .fold(0, |a, (&w, &m)| a | (w & !m));
+    if lacking == 0 {
+        return 0;
+    }
+    let mut reach = 1u64 << g.bit_of(cursor);
+    let mut d = 0;
+    while reach & lacking == 0 && d < 12 {
+        reach |= Bits::spread(g, reach);
+        d += 1;
+    }
+    d
 }
 
 /// Columns and rows spanned by each colour with three orbs or more, summed
