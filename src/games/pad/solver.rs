@@ -507,6 +507,8 @@ pub struct Rank {
     /// drag has to get there before it can fix anything, a cost the
     /// target distance (orbs to cells) does not see.
     pub cursor: f64,
+    /// `column` and `row` times this in the passes for a shorter path.
+    pub short_spread: f64,
 }
 
 impl Default for Rank {
@@ -521,6 +523,7 @@ impl Default for Rank {
             target: 1.5,
             cascades_within: Some(6),
             cursor: 0.0,
+            short_spread: 1.0,
         }
     }
 }
@@ -531,6 +534,8 @@ impl Rank {
     pub fn for_shorter(&self) -> Rank {
         Rank {
             combo: self.short_combo,
+            column: self.column * self.short_spread,
+            row: self.row * self.short_spread,
             ..*self
         }
     }
