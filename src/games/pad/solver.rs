@@ -619,7 +619,11 @@ impl Ctx<'_> {
                 eval: self.shaped((cols, rows), &after, &tally, v)
                     - self.target.map_or(0.0, |t| {
                         self.p.rank.target * target_distance(g, &o, t) as f64
-                            + self.p.rank.cursor * cursor_distance(g, &o, t, next) as f64
+                            + if self.p.rank.cursor > 0.0 {
+                                self.p.rank.cursor * cursor_distance(g, &o, t, next) as f64
+                            } else {
+                                0.0
+                            }
                     }),
                 value: v,
                 combos: tally.combos,
