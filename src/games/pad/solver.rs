@@ -1643,6 +1643,27 @@ mod tests {
         }
     }
 
+    /// The cursor distance: steps from the held orb to the nearest cell
+    /// that lacks its target colour, 0 on one or when none lacks.
+    #[test]
+    fn the_cursor_distance() {
+        let (g, o) = orbs("523450/134512/145023/000134/122345");
+        let b = Bits::new(&g, &o);
+        // The board itself as the target: nothing lacks.
+        assert_eq!(cursor_distance(&g, &b, &b.masks, 0), 0);
+        // Cell 29 (bottom right, a 5) wants a 0: from cell 0 (top left)
+        // 4 + 5 steps, from 23 one, on 29 none.
+        let mut want = [0u64; COLOURS];
+        want[0] = 1 << g.bit_of(29);
+        assert_eq!(cursor_distance(&g, &b, &want, 0), 9);
+        assert_eq!(cursor_distance(&g, &b, &want, 23), 1);
+        assert_eq!(cursor_distance(&g, &b, &want, 29), 0);
+        // A cell that already holds its colour does not count: cell 0 is
+        // a 5, so wanting it there changes nothing.
+        want[5] = 1 << g.bit_of(0);
+        assert_eq!(cursor_distance(&g, &b, &want, 0), 9);
+    }
+
     /// The local search and the tail search give shorter paths that keep
     /// the combos: exact lengths on a fixed board.
     #[test]
