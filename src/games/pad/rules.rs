@@ -109,12 +109,6 @@ impl Geometry {
         self.rows * self.cols
     }
 
-    /// The column-major bit ([`Bits`]) of the row-major cell `i`.
-    #[inline]
-    pub(crate) fn bit_of(&self, i: usize) -> u32 {
-        self.bit[i] as u32
-    }
-
     /// The neighbour of cell `i` one step in direction `d` (0-3 orthogonal:
     /// up, down, left, right; 4-7 diagonal), if on the board.
     #[inline]

@@ -502,13 +502,6 @@ pub struct Rank {
     /// 6); on all boards (`usize::MAX`) it gained nothing on 48 boards
     /// (Round 8). `null`: never.
     pub cascades_within: Option<usize>,
-    /// A step from the held orb to the nearest cell that lacks its
-    /// target colour ([`cursor_distance`]), where there is a target: the
-    /// drag has to get there before it can fix anything, a cost the
-    /// target distance (orbs to cells) does not see.
-    pub cursor: f64,
-    /// `column` and `row` times this in the passes for a shorter path.
-    pub short_spread: f64,
 }
 
 impl Default for Rank {
@@ -522,8 +515,6 @@ impl Default for Rank {
             short_combo: 5.0,
             target: 1.5,
             cascades_within: Some(6),
-            cursor: 0.0,
-            short_spread: 1.0,
         }
     }
 }
@@ -534,8 +525,6 @@ impl Rank {
     pub fn for_shorter(&self) -> Rank {
         Rank {
             combo: self.short_combo,
-            column: self.column * self.short_spread,
-            row: self.row * self.short_spread,
             ..*self
         }
     }
@@ -619,11 +608,6 @@ impl Ctx<'_> {
                 eval: self.shaped((cols, rows), &after, &tally, v)
                     - self.target.map_or(0.0, |t| {
                         self.p.rank.target * target_distance(g, &o, t) as f64
-                            + if self.p.rank.cursor > 0.0 {
-                                self.p.rank.cursor * cursor_distance(g, &o, t, next) as f64
-                            } else {
-                                0.0
-                            }
                     }),
                 value: v,
                 combos: tally.combos,
@@ -1371,26 +1355,6 @@ fn target_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS]) -> u32 {
     h
 }
 
-/// Steps from `cursor` (a cell) to the nearest cell of `b` that lacks
-/// the colour `want` gives it (0 when none lacks one, or on it).
-#[inline]
-fn cursor_distance(g: &Geometry, b: &Bits, want: &[u64; COLOURS], cursor: usize) -> u32 {
-    let lacking = want
-        .iter()
-        .zip(&b.masks)
-        .fold(0, |a, (&w, &m)| a | (w & !m));
-    if lacking == 0 {
-        return 0;
-    }
-    let mut reach = 1u64 << g.bit_of(cursor);
-    let mut d = 0;
-    while reach & lacking == 0 && d < 12 {
-        reach |= Bits::spread(g, reach);
-        d += 1;
-    }
-    d
-}
-
 /// Columns and rows spanned by each colour with three orbs or more, summed
 /// ([`Bits::column_spread`], [`Bits::row_spread`]).
 #[inline]
@@ -1641,27 +1605,6 @@ mod tests {
         for (a, f) in all.iter().zip(&first) {
             assert_eq!(a & f, *f);
         }
-    }
-
-    /// The cursor distance: steps from the held orb to the nearest cell
-    /// that lacks its target colour, 0 on one or when none lacks.
-    #[test]
-    fn the_cursor_distance() {
-        let (g, o) = orbs("523450/134512/145023/000134/122345");
-        let b = Bits::new(&g, &o);
-        // The board itself as the target: nothing lacks.
-        assert_eq!(cursor_distance(&g, &b, &b.masks, 0), 0);
-        // Cell 29 (bottom right, a 5) wants a 0: from cell 0 (top left)
-        // 4 + 5 steps, from 23 one, on 29 none.
-        let mut want = [0u64; COLOURS];
-        want[0] = 1 << g.bit_of(29);
-        assert_eq!(cursor_distance(&g, &b, &want, 0), 9);
-        assert_eq!(cursor_distance(&g, &b, &want, 23), 1);
-        assert_eq!(cursor_distance(&g, &b, &want, 29), 0);
-        // A cell that already holds its colour does not count: cell 0 is
-        // a 5, so wanting it there changes nothing.
-        want[5] = 1 << g.bit_of(0);
-        assert_eq!(cursor_distance(&g, &b, &want, 0), 9);
     }
 
     /// The local search and the tail search give shorter paths that keep
