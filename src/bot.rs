@@ -1,7 +1,7 @@
 //! The loop: grab, park, settle, read, verify, solve, act, repeat.
 //!
 //! The only module besides `platform` and the binary that reads the clock and
-//! sleeps. Everything it learns goes out through a [`Report`] callback and the
+//! sleeps. Everything it learns goes out through a [`MoveReport`] callback and the
 //! returned [`Summary`]; it never acts on a board it could not read (any `?`),
 //! and every pointer event passes through [`SafeInput`], which keeps input
 //! inside the game window and releases buttons on every exit path.

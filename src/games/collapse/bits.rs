@@ -15,7 +15,7 @@
 //! two or more are flood-filled, each in a few shifts per ring. A clone is `K`
 //! words instead of a byte per cell.
 //!
-//! The groups come out in the same order as [`CBoard::groups`] lists them
+//! The groups come out in the same order as [`CBoard::census`](super::rules::CBoard::census) lists them
 //! (by their lowest index), so the solver makes the same choices on either
 //! board: `tests/collapse.rs` checks equal scores and node counts.
 
@@ -175,7 +175,7 @@ impl<const K: usize, M: Mask> BitBoard<K, M> {
         out
     }
 
-    /// The groups of 2+ cells, by their lowest index (as [`CBoard::groups`]
+    /// The groups of 2+ cells, by their lowest index (as [`CBoard::census`](super::rules::CBoard::census)
     /// orders them), and the cells and lone cells per colour.
     pub fn census(&self, out: &mut Vec<Group>, census: &mut Census) {
         self.census_any_order(out, census);

@@ -44,7 +44,7 @@ pub trait SolverBoard: Clone + Send + Sync {
     }
     fn remove_group(&mut self, rep: u16) -> u32;
     /// What [`SolverBoard::census_keep`] keeps of a board's groups for
-    /// [`SolverBoard::child_census`].
+    /// [`SolverBoard::child_sums`].
     type Kept: Default + Send;
     /// [`SolverBoard::census`], keeping what the census of a child needs.
     fn census_keep(&self, out: &mut Vec<Group>, census: &mut Census, _kept: &mut Self::Kept) {

@@ -2,7 +2,7 @@
 //!
 //! `rules` holds the board and the cascade, `solver` the exact planner over X
 //! swaps with no refill, `live` the policy for play with unknown refill. The
-//! fast board has a fixed capacity; [`with_board!`] picks the smallest of 64,
+//! fast board has a fixed capacity; [`with_board!`](crate::with_board) picks the smallest of 64,
 //! 256 or 1024 cells that holds the board (8x8 runs on the 64-cell one).
 
 pub mod explain;

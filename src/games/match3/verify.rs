@@ -4,7 +4,7 @@
 //! swap, plays it, waits for the game to settle, reads again and asks this
 //! module what the two readings say about the move.
 //!
-//! The model of one swap with unknown refill ([`NoRefill`]): the swapped
+//! The model of one swap with unknown refill ([`super::NoRefill`]): the swapped
 //! board cascades with holes (`?`) entering from the top, so the prediction
 //! (`expected`) knows every cell except the refilled ones. Two sets of cells
 //! are reported:

@@ -5,7 +5,7 @@
 //! straight back); a state already seen this round, or kept in the beam of
 //! an earlier round (a shorter path to the same board and cursor), is
 //! dropped; the best `width` by rank go on. The rank shapes the objective's
-//! value of the board as it would resolve now (see [`Ctx::shaped`]):
+//! value of the board as it would resolve now (see `Ctx::shaped`):
 //! combos that waste triples (a combo of four when the colour's orbs make
 //! exact triples) count against, and so do colours spread over many
 //! columns. The best path seen at any depth is kept (ties go to the
@@ -460,7 +460,7 @@ impl Tally {
     }
 }
 
-/// Weights of the beam's ranking ([`Ctx::shaped`]), per unit.
+/// Weights of the beam's ranking (`Ctx::shaped`), per unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Rank {
@@ -483,7 +483,7 @@ pub struct Rank {
     /// of the beam (first paths at the maximum, 100 boards: 26.22 steps
     /// against 26.80 at width 3200, 23.77 against 24.01 at 12800).
     pub short_combo: f64,
-    /// A step of the distance ([`target_distance`]) to the target in the
+    /// A step of the distance (`target_distance`) to the target in the
     /// passes for a shorter path limited to one step less
     /// ([`solve_anytime`]): the cells the first pass of the best path so
     /// far clears, with their colours; 0: no target (boards 0-47 under a
@@ -494,7 +494,7 @@ pub struct Rank {
     /// On boards whose maximum leaves at most this many orbs uncleared
     /// (8 or 9 combos on 6x5: 6 or 3), the target is every cell whose orb
     /// clears, cascades included, not only the first pass's
-    /// ([`target_with_cascades`]): there the cascades hold a good part of
+    /// (`target_with_cascades`): there the cascades hold a good part of
     /// the combos. Under a simulated 1 s, paired against the first pass's
     /// cells: nine-combo boards -0.44 steps (standard error 0.24) on the
     /// 187 of the bench, -0.37 (0.15) on 300 others (Round 9, at 3);
@@ -917,7 +917,7 @@ const PLANNED_ROUNDS: usize = 40;
 
 /// Anytime search under `stop`: beams of growing width until the
 /// objective's ceiling is reached or the budget ends: `first` wide (at most
-/// [`FIRST_ROUNDS`] rounds), then four times wider each time (at most
+/// `FIRST_ROUNDS` rounds), then four times wider each time (at most
 /// `p.width`), under a deadline only as wide as the time left allows (but
 /// at least twice). Once at the ceiling, the rest of the
 /// budget goes to shorter paths: wider beams (twice as wide each time)
@@ -1171,7 +1171,7 @@ const SHORTEN_EVALS: usize = 100_000;
 /// shortest route between them (a loop dropped), or steps are cut from
 /// either end, whenever the board still resolves to the same value; the
 /// largest cut is tried first, and the search goes on from each shorter
-/// path until no cut keeps the value (or [`SHORTEN_EVALS`] evaluations, or
+/// path until no cut keeps the value (or `SHORTEN_EVALS` evaluations, or
 /// `stop`). Deterministic for a given path.
 pub fn shorten(
     g: &Geometry,
