@@ -1944,11 +1944,65 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
         )));
     }
     if let Some((name, _)) = outer.iter().find(|o| o.1) {
-        return Err(VisionError::NoBoard(format!(
-            "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
-        )));
+        let sparse = [outer[0].1, outer[1].1, outer[2].1, outer[3].1];
+        if !holes(board, sparse) {
+            return Err(VisionError::NoBoard(format!(
+                "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
+            )));
+        }
     }
     Ok(())
+}
+
+/// True when the empty cells of `board`, whose outer lines flagged in
+/// `sparse` (top row, bottom row, left column, right column) are mostly
+/// empty, are holes in a board of that size rather than the cleared part
+/// of a larger board (or the background a lattice ran into):
+/// - the board has empty cells outside its sparse lines too (it is a board
+///   with holes; empties only on an outer line are a lattice one line too
+///   long);
+/// - each sparse line holds a tile whose colour is seen elsewhere on the
+///   board (not a lone button or glyph beyond the board);
+/// - some empty cell has a tile above it: the board is not settled under
+///   gravity, as a board being cleared is (its tiles fall and close up, so
+///   its empties are on top and its emptied lines could run on beyond the
+///   tiles' extent: a collapse board mid-game, a game-over remnant).
+fn holes(board: &Board, sparse: [bool; 4]) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let on_sparse = |r: usize, c: usize| {
+        (sparse[0] && r == 0)
+            || (sparse[1] && r == rows - 1)
+            || (sparse[2] && c == 0)
+            || (sparse[3] && c == cols - 1)
+    };
+    let inner_hole = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .any(|(r, c)| board.get(r, c) == EMPTY && !on_sparse(r, c));
+    if !inner_hole {
+        return false;
+    }
+    let tile = |v: u8| v <= 9;
+    let seen_elsewhere = |line: &[(usize, usize)]| {
+        line.iter().any(|&(r, c)| {
+            let v = board.get(r, c);
+            tile(v)
+                && (0..rows)
+                    .flat_map(|r2| (0..cols).map(move |c2| (r2, c2)))
+                    .any(|p| !line.contains(&p) && board.get(p.0, p.1) == v)
+        })
+    };
+    let lines: [Vec<(usize, usize)>; 4] = [
+        (0..cols).map(|c| (0, c)).collect(),
+        (0..cols).map(|c| (rows - 1, c)).collect(),
+        (0..rows).map(|r| (r, 0)).collect(),
+        (0..rows).map(|r| (r, cols - 1)).collect(),
+    ];
+    if (0..4).any(|i| sparse[i] && !seen_elsewhere(&lines[i])) {
+        return false;
+    }
+    (0..cols).any(|c| {
+        (1..rows).any(|r| board.get(r, c) == EMPTY && (0..r).any(|r2| tile(board.get(r2, c))))
+    })
 }
 
 #[cfg(test)]
