@@ -523,6 +523,62 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, 
     }
 }
 
+/// Merges k-means clusters that overlap, nearest pair first: two clusters
+/// of 2+ cells whose robust colours are closer than `split` and than the
+/// sum of their reaches (each one's farthest member within its
+/// [`outlier_limit`]) have no gap between them: one colour whose cells
+/// vary (small tiles whose ring lands on a symbol's outline at one
+/// sub-pixel phase and beside it at another, JPEG). Lloyd's iterations can
+/// leave such a colour in two centres a few ΔE apart, and the palette's
+/// threshold (at most half the least distance between colours) then
+/// leaves most of its cells unread. Two near colours apart by more than
+/// their spreads (see [`split_outliers`]) stay two.
+fn merge_overlapping(points: &[Lab], assign: &mut [usize], split: f32) {
+    loop {
+        let n = assign.iter().copied().max().map_or(0, |m| m + 1);
+        let stats: Vec<Option<(Lab, f32)>> = (0..n)
+            .map(|j| {
+                let labs: Vec<Lab> = points
+                    .iter()
+                    .zip(assign.iter())
+                    .filter(|(_, &a)| a == j)
+                    .map(|(p, _)| *p)
+                    .collect();
+                if labs.len() < 2 {
+                    return None;
+                }
+                let (c, _) = robust_centre(&labs);
+                let d: Vec<f32> = labs.iter().map(|l| delta_e(*l, c)).collect();
+                let limit = outlier_limit(&d);
+                let reach = d
+                    .iter()
+                    .copied()
+                    .filter(|&x| x <= limit)
+                    .fold(0.0, f32::max);
+                Some((c, reach))
+            })
+            .collect();
+        let mut nearest: Option<(f32, usize, usize)> = None;
+        for i in 0..n {
+            for j in i + 1..n {
+                let (Some(a), Some(b)) = (stats[i], stats[j]) else {
+                    continue;
+                };
+                let d = delta_e(a.0, b.0);
+                if d < split && d < a.1 + b.1 && nearest.is_none_or(|x| d < x.0) {
+                    nearest = Some((d, i, j));
+                }
+            }
+        }
+        let Some((_, i, j)) = nearest else {
+            return;
+        };
+        for a in assign.iter_mut().filter(|a| **a == j) {
+            *a = i;
+        }
+    }
+}
+
 /// True when `b` is a lighter or darker shade of `a`: both nearly grey
 /// (chroma under 10), or their hues (angles in the a-b plane) within
 /// `degrees` of each other.
@@ -1007,6 +1063,7 @@ fn calibrate_on(
         let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
         if opts.colours.is_none() {
             split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
+            merge_overlapping(&points, &mut assign, p.split_distance);
         }
         // A colour seen on one cell only, whose ring shows two colours
         // (an arc of `lone_split` of its points departs from the cell's
@@ -1960,7 +2017,8 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
 /// of a larger board (or the background a lattice ran into):
 /// - the board has empty cells outside its sparse lines too (it is a board
 ///   with holes; empties only on an outer line are a lattice one line too
-///   long);
+///   long), and the line in from each sparse line is not mostly empty as
+///   well (two such lines are an empty area: text lines on a background);
 /// - each sparse line holds a tile whose colour is seen elsewhere on the
 ///   board (not a lone button or glyph beyond the board);
 /// - some empty cell has a tile above it: the board is not settled under
@@ -1979,6 +2037,20 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
         .flat_map(|r| (0..cols).map(move |c| (r, c)))
         .any(|(r, c)| board.get(r, c) == EMPTY && !on_sparse(r, c));
     if !inner_hole {
+        return false;
+    }
+    // The line in from a sparse line mostly empty too: an empty area (text
+    // lines over a background, a cleared corner), not holes.
+    let inner: [Vec<(usize, usize)>; 4] = [
+        (0..cols).map(|c| (1.min(rows - 1), c)).collect(),
+        (0..cols).map(|c| (rows.saturating_sub(2), c)).collect(),
+        (0..rows).map(|r| (r, 1.min(cols - 1))).collect(),
+        (0..rows).map(|r| (r, cols.saturating_sub(2))).collect(),
+    ];
+    let mostly_empty = |line: &[(usize, usize)]| {
+        2 * line.iter().filter(|p| board.get(p.0, p.1) == EMPTY).count() > line.len()
+    };
+    if (0..4).any(|i| sparse[i] && mostly_empty(&inner[i])) {
         return false;
     }
     let tile = |v: u8| v <= 9;
