@@ -2081,6 +2081,75 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
 mod tests {
     use super::*;
 
+    fn holes_of(text: &str) -> bool {
+        let b: Board = text.parse().expect("board text");
+        let (rows, cols) = (b.rows(), b.cols());
+        let sparse = |line: Vec<(usize, usize)>| {
+            2 * line.iter().filter(|p| b.get(p.0, p.1) == EMPTY).count() > line.len()
+        };
+        holes(
+            &b,
+            [
+                sparse((0..cols).map(|c| (0, c)).collect()),
+                sparse((0..cols).map(|c| (rows - 1, c)).collect()),
+                sparse((0..rows).map(|r| (r, 0)).collect()),
+                sparse((0..rows).map(|r| (r, cols - 1)).collect()),
+            ],
+        )
+    }
+
+    #[test]
+    fn outer_lines_of_holes_are_told_from_cleared_areas() {
+        // Holes scattered over the board, one outer line mostly holes.
+        assert!(holes_of("1222/.13./212."));
+        assert!(holes_of(".12.10/.0001./001222"));
+        // Empties only on the sparse line: a lattice one line too long.
+        assert!(!holes_of("400/211/043/333/..3"));
+        // Settled under gravity (a collapse board mid-game): its size is
+        // not seen.
+        assert!(!holes_of("1.../12../121./1212"));
+        // Two mostly empty lines in from the edge: an empty area.
+        assert!(!holes_of("00010/00010/11111/..2../..2.."));
+        // The sparse line's only tile has a colour seen nowhere else.
+        assert!(!holes_of("1224/.13./212."));
+        // Through `plausible`: read, or refused as before.
+        let b: Board = "1222/.13./212.".parse().expect("board text");
+        assert!(plausible(&b, false).is_ok());
+        let b: Board = "1.../12../121./1212".parse().expect("board text");
+        assert!(plausible(&b, false).is_err());
+    }
+
+    #[test]
+    fn clusters_with_no_gap_merge_and_separated_ones_stay() {
+        // Two groups 8 apart, each spread over 6 around its centre: one
+        // colour. A third 40 away stays.
+        let around = |c: Lab| {
+            [
+                [0.0, 0.0, 0.0],
+                [6.0, 0.0, 0.0],
+                [-6.0, 0.0, 0.0],
+                [0.0, 6.0, 0.0],
+            ]
+            .map(|d| [c[0] + d[0], c[1] + d[1], c[2] + d[2]])
+        };
+        let mut pts: Vec<Lab> = Vec::new();
+        pts.extend(around([50.0, 20.0, 20.0]));
+        pts.extend(around([50.0, 28.0, 20.0]));
+        pts.extend(around([50.0, -20.0, 20.0]));
+        let mut assign: Vec<usize> = (0..12).map(|i| i / 4).collect();
+        merge_overlapping(&pts, &mut assign, 20.0);
+        assert!(assign[..8].iter().all(|&a| a == assign[0]));
+        assert!(assign[8..].iter().all(|&a| a == assign[8]));
+        assert_ne!(assign[0], assign[8]);
+        // Tight groups 16 apart (reaches 1): two colours.
+        let tight = |c: Lab| [c, [c[0] + 1.0, c[1], c[2]], [c[0], c[1] + 1.0, c[2]]];
+        let mut pts: Vec<Lab> = tight([50.0, 20.0, 20.0]).to_vec();
+        pts.extend(tight([50.0, 36.0, 20.0]));
+        let mut assign: Vec<usize> = (0..6).map(|i| i / 3).collect();
+        merge_overlapping(&pts, &mut assign, 20.0);
+        assert_ne!(assign[0], assign[3]);
+    }
+
     #[test]
     fn kmeans_separates_obvious_clusters() {
         let a = [50.0, 60.0, 40.0];
