@@ -37,6 +37,7 @@ fn main() {
                 "{arg}: want {rows}x{cols} pitch {:.1} ({style:?})",
                 style.pitch * style.scale
             );
+            println!("  want {board}");
             if let Ok(dir) = std::env::var("SYNTH_DIR") {
                 let _ = img.save(format!("{dir}/case-{seed}.png"));
             }

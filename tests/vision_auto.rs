@@ -155,7 +155,7 @@ fn run_case(seed: u64) -> (Tally, String) {
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
 /// raise it as the finder improves; the target is [`TARGET`]).
-const FLOOR: f64 = 0.9135;
+const FLOOR: f64 = 0.963;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 

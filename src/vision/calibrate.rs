@@ -523,6 +523,62 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, 
     }
 }
 
+/// Merges k-means clusters that overlap, nearest pair first: two clusters
+/// of 2+ cells whose robust colours are closer than `split` and than the
+/// sum of their reaches (each one's farthest member within its
+/// [`outlier_limit`]) have no gap between them: one colour whose cells
+/// vary (small tiles whose ring lands on a symbol's outline at one
+/// sub-pixel phase and beside it at another, JPEG). Lloyd's iterations can
+/// leave such a colour in two centres a few ΔE apart, and the palette's
+/// threshold (at most half the least distance between colours) then
+/// leaves most of its cells unread. Two near colours apart by more than
+/// their spreads (see [`split_outliers`]) stay two.
+fn merge_overlapping(points: &[Lab], assign: &mut [usize], split: f32) {
+    loop {
+        let n = assign.iter().copied().max().map_or(0, |m| m + 1);
+        let stats: Vec<Option<(Lab, f32)>> = (0..n)
+            .map(|j| {
+                let labs: Vec<Lab> = points
+                    .iter()
+                    .zip(assign.iter())
+                    .filter(|(_, &a)| a == j)
+                    .map(|(p, _)| *p)
+                    .collect();
+                if labs.len() < 2 {
+                    return None;
+                }
+                let (c, _) = robust_centre(&labs);
+                let d: Vec<f32> = labs.iter().map(|l| delta_e(*l, c)).collect();
+                let limit = outlier_limit(&d);
+                let reach = d
+                    .iter()
+                    .copied()
+                    .filter(|&x| x <= limit)
+                    .fold(0.0, f32::max);
+                Some((c, reach))
+            })
+            .collect();
+        let mut nearest: Option<(f32, usize, usize)> = None;
+        for i in 0..n {
+            for j in i + 1..n {
+                let (Some(a), Some(b)) = (stats[i], stats[j]) else {
+                    continue;
+                };
+                let d = delta_e(a.0, b.0);
+                if d < split && d < a.1 + b.1 && nearest.is_none_or(|x| d < x.0) {
+                    nearest = Some((d, i, j));
+                }
+            }
+        }
+        let Some((_, i, j)) = nearest else {
+            return;
+        };
+        for a in assign.iter_mut().filter(|a| **a == j) {
+            *a = i;
+        }
+    }
+}
+
 /// True when `b` is a lighter or darker shade of `a`: both nearly grey
 /// (chroma under 10), or their hues (angles in the a-b plane) within
 /// `degrees` of each other.
@@ -1007,6 +1063,7 @@ fn calibrate_on(
         let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
         if opts.colours.is_none() {
             split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
+            merge_overlapping(&points, &mut assign, p.split_distance);
         }
         // A colour seen on one cell only, whose ring shows two colours
         // (an arc of `lone_split` of its points departs from the cell's
@@ -1944,16 +2001,154 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
         )));
     }
     if let Some((name, _)) = outer.iter().find(|o| o.1) {
-        return Err(VisionError::NoBoard(format!(
-            "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
-        )));
+        let sparse = [outer[0].1, outer[1].1, outer[2].1, outer[3].1];
+        if !holes(board, sparse) {
+            return Err(VisionError::NoBoard(format!(
+                "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
+            )));
+        }
     }
     Ok(())
+}
+
+/// True when the empty cells of `board`, whose outer lines flagged in
+/// `sparse` (top row, bottom row, left column, right column) are mostly
+/// empty, are holes in a board of that size rather than the cleared part
+/// of a larger board (or the background a lattice ran into):
+/// - the board has empty cells outside its sparse lines too (it is a board
+///   with holes; empties only on an outer line are a lattice one line too
+///   long), and the line in from each sparse line is not mostly empty as
+///   well (two such lines are an empty area: text lines on a background);
+/// - each sparse line holds a tile whose colour is seen elsewhere on the
+///   board (not a lone button or glyph beyond the board);
+/// - some empty cell has a tile above it: the board is not settled under
+///   gravity, as a board being cleared is (its tiles fall and close up, so
+///   its empties are on top and its emptied lines could run on beyond the
+///   tiles' extent: a collapse board mid-game, a game-over remnant).
+fn holes(board: &Board, sparse: [bool; 4]) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let on_sparse = |r: usize, c: usize| {
+        (sparse[0] && r == 0)
+            || (sparse[1] && r == rows - 1)
+            || (sparse[2] && c == 0)
+            || (sparse[3] && c == cols - 1)
+    };
+    let inner_hole = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .any(|(r, c)| board.get(r, c) == EMPTY && !on_sparse(r, c));
+    if !inner_hole {
+        return false;
+    }
+    // The line in from a sparse line mostly empty too: an empty area (text
+    // lines over a background, a cleared corner), not holes.
+    let inner: [Vec<(usize, usize)>; 4] = [
+        (0..cols).map(|c| (1.min(rows - 1), c)).collect(),
+        (0..cols).map(|c| (rows.saturating_sub(2), c)).collect(),
+        (0..rows).map(|r| (r, 1.min(cols - 1))).collect(),
+        (0..rows).map(|r| (r, cols.saturating_sub(2))).collect(),
+    ];
+    let mostly_empty = |line: &[(usize, usize)]| {
+        2 * line.iter().filter(|p| board.get(p.0, p.1) == EMPTY).count() > line.len()
+    };
+    if (0..4).any(|i| sparse[i] && mostly_empty(&inner[i])) {
+        return false;
+    }
+    let tile = |v: u8| v <= 9;
+    let seen_elsewhere = |line: &[(usize, usize)]| {
+        line.iter().any(|&(r, c)| {
+            let v = board.get(r, c);
+            tile(v)
+                && (0..rows)
+                    .flat_map(|r2| (0..cols).map(move |c2| (r2, c2)))
+                    .any(|p| !line.contains(&p) && board.get(p.0, p.1) == v)
+        })
+    };
+    let lines: [Vec<(usize, usize)>; 4] = [
+        (0..cols).map(|c| (0, c)).collect(),
+        (0..cols).map(|c| (rows - 1, c)).collect(),
+        (0..rows).map(|r| (r, 0)).collect(),
+        (0..rows).map(|r| (r, cols - 1)).collect(),
+    ];
+    if (0..4).any(|i| sparse[i] && !seen_elsewhere(&lines[i])) {
+        return false;
+    }
+    (0..cols).any(|c| {
+        (1..rows).any(|r| board.get(r, c) == EMPTY && (0..r).any(|r2| tile(board.get(r2, c))))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn holes_of(text: &str) -> bool {
+        let b: Board = text.parse().expect("board text");
+        let (rows, cols) = (b.rows(), b.cols());
+        let sparse = |line: Vec<(usize, usize)>| {
+            2 * line.iter().filter(|p| b.get(p.0, p.1) == EMPTY).count() > line.len()
+        };
+        holes(
+            &b,
+            [
+                sparse((0..cols).map(|c| (0, c)).collect()),
+                sparse((0..cols).map(|c| (rows - 1, c)).collect()),
+                sparse((0..rows).map(|r| (r, 0)).collect()),
+                sparse((0..rows).map(|r| (r, cols - 1)).collect()),
+            ],
+        )
+    }
+
+    #[test]
+    fn outer_lines_of_holes_are_told_from_cleared_areas() {
+        // Holes scattered over the board, one outer line mostly holes.
+        assert!(holes_of("1222/.13./212."));
+        assert!(holes_of(".12.10/.0001./001222"));
+        // Empties only on the sparse line: a lattice one line too long.
+        assert!(!holes_of("400/211/043/333/..3"));
+        // Settled under gravity (a collapse board mid-game): its size is
+        // not seen.
+        assert!(!holes_of("1.../12../121./1212"));
+        // Two mostly empty lines in from the edge: an empty area.
+        assert!(!holes_of("00010/00010/11111/..2../..2.."));
+        // The sparse line's only tile has a colour seen nowhere else.
+        assert!(!holes_of("1224/.13./212."));
+        // Through `plausible`: read, or refused as before.
+        let b: Board = "1222/.13./212.".parse().expect("board text");
+        assert!(plausible(&b, false).is_ok());
+        let b: Board = "1.../12../121./1212".parse().expect("board text");
+        assert!(plausible(&b, false).is_err());
+    }
+
+    #[test]
+    fn clusters_with_no_gap_merge_and_separated_ones_stay() {
+        // Two groups 8 apart, each spread over 6 around its centre: one
+        // colour. A third 40 away stays.
+        let around = |c: Lab| {
+            [
+                [0.0, 0.0, 0.0],
+                [6.0, 0.0, 0.0],
+                [-6.0, 0.0, 0.0],
+                [0.0, 6.0, 0.0],
+            ]
+            .map(|d| [c[0] + d[0], c[1] + d[1], c[2] + d[2]])
+        };
+        let mut pts: Vec<Lab> = Vec::new();
+        pts.extend(around([50.0, 20.0, 20.0]));
+        pts.extend(around([50.0, 28.0, 20.0]));
+        pts.extend(around([50.0, -20.0, 20.0]));
+        let mut assign: Vec<usize> = (0..12).map(|i| i / 4).collect();
+        merge_overlapping(&pts, &mut assign, 20.0);
+        assert!(assign[..8].iter().all(|&a| a == assign[0]));
+        assert!(assign[8..].iter().all(|&a| a == assign[8]));
+        assert_ne!(assign[0], assign[8]);
+        // Tight groups 16 apart (reaches 1): two colours.
+        let tight = |c: Lab| [c, [c[0] + 1.0, c[1], c[2]], [c[0], c[1] + 1.0, c[2]]];
+        let mut pts: Vec<Lab> = tight([50.0, 20.0, 20.0]).to_vec();
+        pts.extend(tight([50.0, 36.0, 20.0]));
+        let mut assign: Vec<usize> = (0..6).map(|i| i / 3).collect();
+        merge_overlapping(&pts, &mut assign, 20.0);
+        assert_ne!(assign[0], assign[3]);
+    }
 
     #[test]
     fn kmeans_separates_obvious_clusters() {
