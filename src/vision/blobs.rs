@@ -26,7 +26,7 @@
 //!    [`BlobParams::min_occupied`] of its sites. On a board with no gaps,
 //!    neighbours of one colour are one blob: such a blob whose box is whole
 //!    tiles of the class on the lattice holds the sites it covers
-//!    ([`merged_sites`]).
+//!    (`merged_sites`).
 //! 5. *One lattice per set of points*: a class's lattice on the same points
 //!    as another's and inside its extent (gem faces, where some tiles' faces
 //!    are missed) is folded into the larger.
@@ -62,7 +62,7 @@ pub struct BlobParams {
     pub on_lattice: f64,
     /// Least fraction of the lattice's sites holding a blob.
     pub min_occupied: f64,
-    /// A blob of several tiles ([`merged_sites`]) has each box side within
+    /// A blob of several tiles (`merged_sites`) has each box side within
     /// this fraction of a pitch of a tile's side.
     pub merged_align: f64,
     /// ... and its area at least the class's median area times the tiles
@@ -460,7 +460,7 @@ fn class_pitch(class: &[Blob], along_x: bool) -> Option<f64> {
 }
 
 /// The lattice of one class of blobs (step 4 of the module docs); the
-/// sites of merged tiles ([`merged_sites`]) count as held.
+/// sites of merged tiles (`merged_sites`) count as held.
 fn lattice_of(
     class: &[Blob],
     p: &BlobParams,

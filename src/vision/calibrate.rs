@@ -1294,11 +1294,11 @@ fn calibrate_on(
 /// the board, can score a little better on edges alone. So the few next
 /// lattices that score nearly as well (see [`ReadParams`]) are learned and
 /// read too (only when the best one reads as a board), and the reading
-/// whose tiles fit their colours best ([`footprint`]) is kept: another
+/// whose tiles fit their colours best (`footprint`) is kept: another
 /// lattice must beat the best's fit by [`ReadParams::better_fit`]. (Asking
-/// the others to read as a [`varied`] board too cost a right board and made
+/// the others to read as a `varied` board too cost a right board and made
 /// two wrong sizes.) When the best lattice is refused, another is read
-/// instead only when it is a board beyond doubt ([`rescued`]: varied, its
+/// instead only when it is a board beyond doubt (`rescued`: varied, its
 /// tiles fitting their colours, no tile colour just beyond its edges).
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
@@ -1345,8 +1345,8 @@ pub fn read_auto(
 }
 
 /// When the finder's best lattice is refused, the first of its
-/// [`alternatives`] that reads as a board beyond doubt: a [`varied`] board
-/// whose tiles fit their colours ([`footprint`] at least
+/// [`alternatives`] that reads as a board beyond doubt: a `varied` board
+/// whose tiles fit their colours (`footprint` at least
 /// [`ReadParams::rescue_fit`]) and whose edges are seen ([`bounded`]: no
 /// tile colour just beyond any side, so a filled corner of a half-played
 /// board is not taken for the board). A refusal stays a refusal otherwise.
@@ -1376,14 +1376,14 @@ pub struct ReadParams {
     /// best's (a lattice twice as fine is the finder's to judge: its
     /// halves of one tile read as two tiles of one colour).
     pub alternative_pitch: f64,
-    /// The ring of [`footprint`], in tile sizes from the tile's centre.
+    /// The ring of `footprint`, in tile sizes from the tile's centre.
     pub reach: f64,
     /// Another lattice's reading replaces the best's when its footprint
     /// is at least this much higher.
     pub better_fit: f64,
     /// When the best lattice is refused, another is read instead only when
     /// its footprint is at least this (and it passes the checks of
-    /// [`rescued`]).
+    /// `rescued`).
     pub rescue_fit: f64,
 }
 
@@ -1586,7 +1586,7 @@ fn varied(board: &Board) -> bool {
     colours >= 3
 }
 
-/// See [`varied`]: the odds against chance at which a colour confined to
+/// See `varied`: the odds against chance at which a colour confined to
 /// one line says "lines of UI or text, not tiles".
 const CONFINED_ODDS: f64 = 20.0;
 

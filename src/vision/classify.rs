@@ -140,7 +140,7 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
 /// A cell's residuals are its samples minus its robust colour; the class's
 /// ring (its template) is the component-wise median of the residuals at each
 /// point over the cells of the same nearest value (at least
-/// [`TEMPLATE_CELLS`] of them; fewer: all zero). So a symbol, a highlight
+/// `TEMPLATE_CELLS` of them; fewer: all zero). So a symbol, a highlight
 /// or shading, drawn alike on every tile of a colour, and a whole tile
 /// brightened (a hover), are no departure; a popup or a shadow over one
 /// side of the tile departs over a contiguous arc, on one cell. Points are
