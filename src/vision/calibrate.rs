@@ -2033,10 +2033,24 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
             || (sparse[2] && c == 0)
             || (sparse[3] && c == cols - 1)
     };
-    let inner_hole = (0..rows)
-        .flat_map(|r| (0..cols).map(move |c| (r, c)))
-        .any(|(r, c)| board.get(r, c) == EMPTY && !on_sparse(r, c));
-    if !inner_hole {
+    let (mut off, mut off_empty) = (0, 0);
+    for (r, c) in (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c))) {
+        if !on_sparse(r, c) {
+            off += 1;
+            off_empty += usize::from(board.get(r, c) == EMPTY);
+        }
+    }
+    // Holes are some of the cells: empties off the sparse lines as well, but
+    // not a quarter of them or more (a lattice finer than the tiles, whose
+    // extra lines fall on the gaps between them, has empties everywhere).
+    if off_empty == 0 || 4 * off_empty >= off {
+        return false;
+    }
+    // A whole row or column empty: a gap between the board and something
+    // else the lattice ran on to (buttons, a second panel), not holes.
+    let empty_row = (0..rows).any(|r| (0..cols).all(|c| board.get(r, c) == EMPTY));
+    let empty_col = (0..cols).any(|c| (0..rows).all(|r| board.get(r, c) == EMPTY));
+    if empty_row || empty_col {
         return false;
     }
     // The line in from a sparse line mostly empty too: an empty area (text
@@ -2112,6 +2126,11 @@ mod tests {
         assert!(!holes_of("00010/00010/11111/..2../..2.."));
         // The sparse line's only tile has a colour seen nowhere else.
         assert!(!holes_of("1224/.13./212."));
+        // A whole empty row between the tiles and a line below: a gap to
+        // something else, not holes.
+        assert!(!holes_of("1222/213./212./..../2.1."));
+        // Empties everywhere: a lattice finer than the tiles.
+        assert!(!holes_of(".1..2./111222/.1..2./.2.1../222111/.2..1."));
         // Through `plausible`: read, or refused as before.
         let b: Board = "1222/.13./212.".parse().expect("board text");
         assert!(plausible(&b, false).is_ok());
