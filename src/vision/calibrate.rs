@@ -1946,23 +1946,9 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
     // An outer row or column mostly empty: where the board ends is not seen
     // (its tiles are gone or it is no board), so its size would be a guess.
     let (rows, cols) = (board.rows(), board.cols());
-    let empties = |line: &mut dyn Iterator<Item = (usize, usize)>| {
-        let (mut n, mut e) = (0, 0);
-        for (r, c) in line {
-            n += 1;
-            e += (board.get(r, c) == EMPTY) as usize;
-        }
-        2 * e > n
-    };
-    let outer = [
-        ("top row", empties(&mut (0..cols).map(|c| (0, c)))),
-        ("bottom row", empties(&mut (0..cols).map(|c| (rows - 1, c)))),
-        ("left column", empties(&mut (0..rows).map(|r| (r, 0)))),
-        (
-            "right column",
-            empties(&mut (0..rows).map(|r| (r, cols - 1))),
-        ),
-    ];
+    const SIDES: [&str; 4] = ["top row", "bottom row", "left column", "right column"];
+    let sparse: [bool; 4] =
+        std::array::from_fn(|i| mostly_empty(board, &side_line(rows, cols, i, 0)));
     // A colour on at least two thirds of an outer line (4 cells or more)
     // and nowhere else, the lattice at least 4 lines across it: a bar or
     // a row of buttons beside the board that the lattice ran into (tile
@@ -2000,8 +1986,8 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
             if bottom { "left column" } else { "bottom row" }
         )));
     }
-    if let Some((name, _)) = outer.iter().find(|o| o.1) {
-        let sparse = [outer[0].1, outer[1].1, outer[2].1, outer[3].1];
+    if let Some(i) = (0..4).find(|&i| sparse[i]) {
+        let name = SIDES[i];
         if !holes(board, sparse) {
             return Err(VisionError::NoBoard(format!(
                 "a {rows}x{cols} lattice has its {name} mostly empty: where the board ends is not seen"
@@ -2009,6 +1995,24 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
         }
     }
     Ok(())
+}
+
+/// The cells of the line `depth` lines in from side `side` of a
+/// `rows`x`cols` board (0 top row, 1 bottom row, 2 left column, 3 right
+/// column; clamped to the board).
+fn side_line(rows: usize, cols: usize, side: usize, depth: usize) -> Vec<(usize, usize)> {
+    let (r, c) = (depth.min(rows - 1), depth.min(cols - 1));
+    match side {
+        0 => (0..cols).map(|x| (r, x)).collect(),
+        1 => (0..cols).map(|x| (rows - 1 - r, x)).collect(),
+        2 => (0..rows).map(|y| (y, c)).collect(),
+        _ => (0..rows).map(|y| (y, cols - 1 - c)).collect(),
+    }
+}
+
+/// More than half of `line`'s cells empty.
+fn mostly_empty(board: &Board, line: &[(usize, usize)]) -> bool {
+    2 * line.iter().filter(|p| board.get(p.0, p.1) == EMPTY).count() > line.len()
 }
 
 /// True when the empty cells of `board`, whose outer lines flagged in
@@ -2055,16 +2059,7 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
     }
     // The line in from a sparse line mostly empty too: an empty area (text
     // lines over a background, a cleared corner), not holes.
-    let inner: [Vec<(usize, usize)>; 4] = [
-        (0..cols).map(|c| (1.min(rows - 1), c)).collect(),
-        (0..cols).map(|c| (rows.saturating_sub(2), c)).collect(),
-        (0..rows).map(|r| (r, 1.min(cols - 1))).collect(),
-        (0..rows).map(|r| (r, cols.saturating_sub(2))).collect(),
-    ];
-    let mostly_empty = |line: &[(usize, usize)]| {
-        2 * line.iter().filter(|p| board.get(p.0, p.1) == EMPTY).count() > line.len()
-    };
-    if (0..4).any(|i| sparse[i] && mostly_empty(&inner[i])) {
+    if (0..4).any(|i| sparse[i] && mostly_empty(board, &side_line(rows, cols, i, 1))) {
         return false;
     }
     let tile = |v: u8| v <= 9;
@@ -2077,13 +2072,7 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
                     .any(|p| !line.contains(&p) && board.get(p.0, p.1) == v)
         })
     };
-    let lines: [Vec<(usize, usize)>; 4] = [
-        (0..cols).map(|c| (0, c)).collect(),
-        (0..cols).map(|c| (rows - 1, c)).collect(),
-        (0..rows).map(|r| (r, 0)).collect(),
-        (0..rows).map(|r| (r, cols - 1)).collect(),
-    ];
-    if (0..4).any(|i| sparse[i] && !seen_elsewhere(&lines[i])) {
+    if (0..4).any(|i| sparse[i] && !seen_elsewhere(&side_line(rows, cols, i, 0))) {
         return false;
     }
     (0..cols).any(|c| {
@@ -2098,17 +2087,9 @@ mod tests {
     fn holes_of(text: &str) -> bool {
         let b: Board = text.parse().expect("board text");
         let (rows, cols) = (b.rows(), b.cols());
-        let sparse = |line: Vec<(usize, usize)>| {
-            2 * line.iter().filter(|p| b.get(p.0, p.1) == EMPTY).count() > line.len()
-        };
         holes(
             &b,
-            [
-                sparse((0..cols).map(|c| (0, c)).collect()),
-                sparse((0..cols).map(|c| (rows - 1, c)).collect()),
-                sparse((0..rows).map(|r| (r, 0)).collect()),
-                sparse((0..rows).map(|r| (r, cols - 1)).collect()),
-            ],
+            std::array::from_fn(|i| mostly_empty(&b, &side_line(rows, cols, i, 0))),
         )
     }
 
