@@ -14,7 +14,8 @@
 //!
 //! Seeded loop (pinned seeds, parallel with rayon) rather than proptest
 //! shrinking: a failing case prints its seed; `SYNTH_CASE=N` runs one case and
-//! `SYNTH_DIR=DIR` writes its picture. `SYNTH_CASES=N` changes the count.
+//! `SYNTH_DIR=DIR` writes its picture. `SYNTH_CASES=N` changes the count
+//! and `SYNTH_FROM=N` the first seed (default 1000).
 
 mod synth;
 
@@ -186,7 +187,11 @@ fn cell_accuracy(default_cases: u64) -> f64 {
                 .ok()
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(default_cases);
-            (0..n).map(|i| 1000 + i).collect()
+            let from: u64 = std::env::var("SYNTH_FROM")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(1000);
+            (0..n).map(|i| from + i).collect()
         }
     };
     tally(&seeds).0
