@@ -19,6 +19,7 @@ use gridbot::games;
 pub struct BenchArgs {
     /// Game: popstar, samegame, tetris, chips (the pentomino exact-cover puzzles),
     /// match3 / gweled (the exact swap planner), or pad (orb-drag paths).
+    #[arg(value_parser = super::game_arg)]
     game: String,
     /// popstar/samegame: file with one board text a line.
     #[arg(long)]

@@ -12,6 +12,13 @@ pub mod solve;
 pub mod tune;
 pub mod vision;
 
+/// `--game` values: the canonical name of what was typed
+/// ([`gridbot::games::canonical_name`]); unknown names pass unchanged and
+/// are refused by the command with the list of known ones.
+pub fn game_arg(s: &str) -> Result<String, std::convert::Infallible> {
+    Ok(gridbot::games::canonical_name(s))
+}
+
 /// Exit code for an error: 2 when the screen showed no usable board, else 1.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
     if let Some(v) = e.downcast_ref::<gridbot::vision::VisionError>() {

@@ -21,7 +21,7 @@ pub struct PlayArgs {
     /// Game: samegame (Swell Foop scoring), popstar, tetris (--sim or
     /// --window Quadrapassel), match3 (--sim), gweled (--sim or --window
     /// Gweled) or pad (orb-drag: --sim or --window with --calibration).
-    #[arg(long, default_value = "samegame")]
+    #[arg(long, default_value = "samegame", value_parser = super::game_arg)]
     pub game: String,
     /// Play the window whose title contains this text.
     #[arg(long, conflicts_with = "sim")]

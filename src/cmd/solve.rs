@@ -9,7 +9,7 @@ use gridbot::games;
 #[derive(Args)]
 pub struct SolveArgs {
     /// Game: popstar, samegame (Swell Foop), match3 or gweled.
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_arg)]
     game: String,
     /// The board as text: rows top to bottom joined by '/', digits are colours, '.' empty.
     #[arg(long)]

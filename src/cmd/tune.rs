@@ -16,6 +16,7 @@ use super::bench_tetris::{load_eval, move_gen};
 #[derive(Args)]
 pub struct TuneArgs {
     /// Game to tune: tetris.
+    #[arg(value_parser = super::game_arg)]
     game: String,
     /// Starting weights: a preset or a TOML file.
     #[arg(long, default_value = "bcts")]

@@ -27,8 +27,10 @@ const PROGRESS_MIN: usize = 4;
 
 #[derive(Args)]
 pub struct ReadArgs {
-    /// Game: samegame (Swell Foop) or popstar.
-    #[arg(long)]
+    /// Game: samegame (Swell Foop; also `collapse`), popstar, gweled or
+    /// match3 (`swap`), pad (`orb-drag`: boards of 6x5, 7x6 or 5x4 only),
+    /// tetris (`falling`: the 10x20 well).
+    #[arg(long, value_parser = super::game_arg)]
     game: String,
     /// Calibration file (from `gridbot calibrate`); without one the grid is
     /// found and the palette learned on each image (colour digits then follow
@@ -54,8 +56,10 @@ pub struct ReadArgs {
 
 #[derive(Args)]
 pub struct CalibrateArgs {
-    /// Game: samegame (Swell Foop) or popstar.
-    #[arg(long)]
+    /// Game: samegame (Swell Foop; also `collapse`), popstar, gweled or
+    /// match3 (`swap`), pad (`orb-drag`: boards of 6x5, 7x6 or 5x4 only),
+    /// tetris (`falling`: the 10x20 well).
+    #[arg(long, value_parser = super::game_arg)]
     game: String,
     /// A screenshot of the game window; repeat for more (same size; the
     /// grid is found on the first, so put the fullest board first).

@@ -87,7 +87,9 @@ pub struct Solution {
 /// Errors of the rules and solvers.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum GameError {
-    #[error("unknown game {0:?} (known: popstar, samegame, match3, gweled, pad)")]
+    #[error(
+        "unknown game {0:?} (known: popstar, samegame or collapse, match3 or swap, gweled, pad or orb-drag)"
+    )]
     UnknownGame(String),
     #[error("board has {0} unread cells; refusing to act on it")]
     Unread(usize),
@@ -132,13 +134,32 @@ pub trait Game: Send + Sync {
     }
 }
 
+/// The `--game` name behind a name a user may type: the game names
+/// themselves, their family names and the real games they stand for
+/// (`collapse`/`swell-foop` → `samegame`, `swap` → `match3`,
+/// `orb-drag`/`tos` → `pad`, `falling`/`quadrapassel` → `tetris`,
+/// `packing` → `chips`), in any case. Other names pass unchanged, to be
+/// refused where they are used.
+pub fn canonical_name(name: &str) -> String {
+    let lower = name.trim().to_ascii_lowercase().replace('_', "-");
+    let canonical = match lower.as_str() {
+        "collapse" | "swell-foop" | "swellfoop" | "same-game" | "ksame" => "samegame",
+        "swap" | "match-3" => "match3",
+        "orb-drag" | "orbdrag" | "puzzle-and-dragons" | "tos" | "tower-of-saviors" => "pad",
+        "falling" | "quadrapassel" => "tetris",
+        "packing" => "chips",
+        other => other,
+    };
+    canonical.to_string()
+}
+
 /// The game behind a `--game` name.
 pub fn by_name(name: &str) -> Result<Box<dyn Game>, GameError> {
-    match name {
+    match canonical_name(name).as_str() {
         "popstar" => Ok(Box::new(collapse::Collapse::new(
             collapse::Scoring::PopStar,
         ))),
-        "samegame" | "swell-foop" => Ok(Box::new(collapse::Collapse::new(
+        "samegame" => Ok(Box::new(collapse::Collapse::new(
             collapse::Scoring::SameGame,
         ))),
         "match3" => Ok(Box::new(match3::Match3::new())),
@@ -147,5 +168,36 @@ pub fn by_name(name: &str) -> Result<Box<dyn Game>, GameError> {
         )),
         "pad" => Ok(Box::new(pad::Pad::default())),
         _ => Err(GameError::UnknownGame(name.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_and_program_names_reach_their_game() {
+        for (typed, game) in [
+            ("collapse", "samegame"),
+            ("Swell-Foop", "samegame"),
+            ("swell_foop", "samegame"),
+            ("popstar", "popstar"),
+            ("swap", "match3"),
+            ("gweled", "gweled"),
+            ("orb-drag", "pad"),
+            ("TOS", "pad"),
+            ("falling", "tetris"),
+            ("Quadrapassel", "tetris"),
+            ("packing", "chips"),
+            ("nonsense", "nonsense"),
+        ] {
+            assert_eq!(canonical_name(typed), game, "{typed}");
+        }
+        assert_eq!(by_name("collapse").map(|g| g.name()), Ok("samegame"));
+        assert_eq!(by_name("orb-drag").map(|g| g.name()), Ok("pad"));
+        assert_eq!(
+            by_name("nonsense").map(|g| g.name()),
+            Err(GameError::UnknownGame("nonsense".into()))
+        );
     }
 }

@@ -1282,6 +1282,16 @@ fn calibrate_on(
     Ok((cal, report))
 }
 
+/// Reads a board from a screenshot with no calibration: [`read_auto_free`],
+/// held to the game's fixed board sizes when its family has them
+/// ([`super::family`]: orb-drag).
+pub fn read_auto(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Result<(super::Reading, Calibration), VisionError> {
+    super::family::read_sized(img, opts)
+}
+
 /// Reads a board from a screenshot with no calibration: finds the grid,
 /// learns the palette from this picture alone ([`calibrate_shots`] with
 /// `opts`, normally [`CalibrateOptions::find`]) and reads it. Colour indices
@@ -1303,7 +1313,7 @@ fn calibrate_on(
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
-pub fn read_auto(
+pub fn read_auto_free(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {

@@ -7,7 +7,8 @@
 //! - [`locate`]: finding the board rectangle in a screenshot, given rows and cols;
 //! - [`find`]: finding the grid (rectangle, rows, cols, pitch, gaps) with no
 //!   calibration and no sizes; [`blobs`] a second source of its lattices;
-//! - [`calibrate`]: learning a calibration from a screenshot;
+//! - [`calibrate`]: learning a calibration from a screenshot; [`family`] the
+//!   board sizes a game's family allows;
 //! - [`overlay`]: pictures a person can check; [`draw`] the primitives;
 //! - [`replay`]: reading recorded fixtures and comparing with their labels;
 //! - [`adapt`]: following a live window (layout found again, palette drift,
@@ -28,6 +29,7 @@ pub mod calibrate;
 pub mod classify;
 pub mod colour;
 pub mod draw;
+pub mod family;
 pub mod find;
 pub mod layout;
 pub mod locate;
