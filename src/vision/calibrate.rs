@@ -1547,7 +1547,7 @@ fn read_lattice(
 
 /// Learns the palette on lattice `found` (or the options' geometry), reads
 /// the picture with it and applies the whole-board checks.
-fn read_found(
+pub(super) fn read_found(
     img: &RgbImage,
     opts: &CalibrateOptions,
     found: Option<FoundGrid>,
@@ -1888,11 +1888,16 @@ fn read_framed(
 /// palette: the board's edges are seen. A lattice over part of a larger
 /// board (a fully filled corner of a half-played board) has tiles beyond it.
 fn bounded(img: &RgbImage, cal: &Calibration) -> bool {
-    [(true, true), (true, false), (false, true), (false, false)]
-        .iter()
-        .all(|&(rows, before)| {
-            beyond(img, cal, rows, before).is_none_or(|(_, line)| line.iter().all(|&v| v > 9))
-        })
+    !open_sides(img, cal).contains(&true)
+}
+
+/// Which sides of the lattice (top, bottom, left, right) have a cell just
+/// beyond them that reads as a tile colour of its own palette (see
+/// [`bounded`]).
+pub(super) fn open_sides(img: &RgbImage, cal: &Calibration) -> [bool; 4] {
+    [(true, true), (true, false), (false, true), (false, false)].map(|(rows, before)| {
+        beyond(img, cal, rows, before).is_some_and(|(_, line)| line.iter().any(|&v| v <= 9))
+    })
 }
 
 /// The robust colour and spread of the gaps between the cells of lattice
