@@ -38,18 +38,18 @@ fn agrees(hints: Hints, reading: &Reading) -> bool {
         && hints.cols.is_none_or(|c| c == reading.board.cols())
 }
 
-/// [`read_auto_free`] with what is known of the board's size:
+/// [`read_auto_free`] with what is known of the board's size, and never a
+/// lattice with a tile just beyond one of its sides ([`closed`]):
 /// - sizes given as hints (`--rows/--cols`): the picture is first read as
 ///   if none were given, and that reading is kept when it has the sizes
 ///   asked for; else it is read with the hints, and a lattice with tiles
-///   just beyond a side is [`slid`] towards them, or refused when no
-///   placement has none beyond any side. (The finder held to given sizes
-///   also weighs lattices that only look like a board of that size: a line
-///   or two off, over part of the board and a line of UI. On synthetic
-///   seeds 2000-2399 it read 358 boards exactly, and 15 at the right size
-///   but mostly wrong, a made-up board each, where the free finder read
-///   366 exactly; with the free reading first and the sliding, 376 exact
-///   and none made up.)
+///   just beyond a side is [`slid`] towards them. (The finder held to given
+///   sizes also weighs lattices that only look like a board of that size:
+///   a line or two off, over part of the board and a line of UI. On
+///   synthetic seeds 2000-2399 it read 358 boards exactly, and 15 at the
+///   right size but mostly wrong, a made-up board each, where the free
+///   finder read 366 exactly; with the free reading first, the sliding and
+///   [`closed`], 376 exact and none made up.)
 /// - none given, and the game's family has [`fixed_sizes`]: a reading of
 ///   another size is refused. (Reading it again with each fixed size as
 ///   the hint was tried: on 120 orb-drag styles the finder held to a size
@@ -69,32 +69,17 @@ pub fn read_sized(
         };
         if let Ok(x) = read_auto_free(img, &free) {
             if agrees(opts.hints, &x.0) {
-                return Ok(x);
+                return closed(img, x);
             }
         }
         let (reading, cal) = read_auto_free(img, opts)?;
-        if let Some(x) = slid(img, opts, &cal) {
-            return Ok(x);
-        }
-        let open = open_sides(img, &cal);
-        if open.contains(&true) {
-            let sides: Vec<&str> = ["top", "bottom", "left", "right"]
-                .into_iter()
-                .zip(open)
-                .filter_map(|(s, o)| o.then_some(s))
-                .collect();
-            return Err(VisionError::NoBoard(format!(
-                "a {}x{} lattice of the given size has tiles just beyond its {} side: \
-                 a part of a larger board, not a board of that size",
-                cal.rows,
-                cal.cols,
-                sides.join(" and ")
-            )));
-        }
-        return Ok((reading, cal));
+        return match slid(img, opts, &cal) {
+            Some(x) => Ok(x),
+            None => closed(img, (reading, cal)),
+        };
     }
+    let (reading, cal) = closed(img, read_auto_free(img, opts)?)?;
     let sizes = fixed_sizes(&opts.game);
-    let (reading, cal) = read_auto_free(img, opts)?;
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
     if sizes.is_empty() || fits(sizes, &reading) {
         return Ok((reading, cal));
@@ -107,6 +92,34 @@ pub fn read_sized(
     Err(VisionError::NoBoard(format!(
         "a lattice of {cols}x{rows} cells, and {} boards are {list} (columns by rows)",
         opts.game
+    )))
+}
+
+/// A reading whose lattice has a cell just beyond a side that reads as one
+/// of its tile colours is refused: it lies over part of a larger board (the
+/// finder stopped short, or the given sizes are not the board's), or its
+/// palette took a colour of the surroundings as a tile's. (Measured with no
+/// sizes given: boards of a wrong size on synthetic seeds 1000-1399 and
+/// 2000-2399, 24 → 8, no board read exactly lost; one board with one cell
+/// wrong refused, its empty checker square learned as a tile colour.)
+fn closed(
+    img: &RgbImage,
+    (reading, cal): (Reading, Calibration),
+) -> Result<(Reading, Calibration), VisionError> {
+    let open = open_sides(img, &cal);
+    if !open.contains(&true) {
+        return Ok((reading, cal));
+    }
+    let sides: Vec<&str> = ["top", "bottom", "left", "right"]
+        .into_iter()
+        .zip(open)
+        .filter_map(|(s, o)| o.then_some(s))
+        .collect();
+    Err(VisionError::NoBoard(format!(
+        "a {}x{} lattice has tiles just beyond its {} side: part of a larger board",
+        cal.rows,
+        cal.cols,
+        sides.join(" and ")
     )))
 }
 
