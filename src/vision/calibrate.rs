@@ -1316,9 +1316,12 @@ pub fn read_auto(
             Err(e) => return Err(e),
         };
         let mut fit = footprint(img, &cal, &reading.board, p.reach);
+        if std::env::var("READ_TRACE").is_ok() { eprintln!("TRACE best {}x{} fit {:.3} board {}", cal.rows, cal.cols, fit, reading.board); }
         let mut best = (reading, cal);
         for alt in alternatives(&all, p) {
-            let Ok(x) = read_lattice(img, opts, alt) else {
+            let x = read_lattice(img, opts, alt);
+            if std::env::var("READ_TRACE").is_ok() { match &x { Ok(x) => eprintln!("TRACE alt {}x{} p {:.1}x{:.1} -> {}x{} fit {:.3} {}", alt.rows, alt.cols, alt.grid.pitch_x(), alt.grid.pitch_y(), x.1.rows, x.1.cols, footprint(img, &x.1, &x.0.board, p.reach), x.0.board), Err(e) => eprintln!("TRACE alt {}x{} p {:.1}x{:.1} err {e}", alt.rows, alt.cols, alt.grid.pitch_x(), alt.grid.pitch_y()) } }
+            let Ok(x) = x else {
                 continue;
             };
             let f = footprint(img, &x.1, &x.0.board, p.reach);
@@ -1334,7 +1337,18 @@ pub fn read_auto(
     // A board read: the lattice may have stopped short of its edge (blur,
     // or UI beside the board cut it). Lines beyond it that the learned
     // palette reads as tiles belong to the board.
-    if let Some(wider) = extended(img, &cal, opts) {
+    // On a board with holes, a line beyond may hold holes too: grown over
+    // such lines first, kept when the grown board passes the checks (an
+    // outer line mostly empty must look like holes), else grown over lines
+    // of tiles only.
+    let holed = reading.board.cells().contains(&EMPTY);
+    for with_holes in [true, false] {
+        if with_holes && !holed {
+            continue;
+        }
+        let Some(wider) = extended(img, &cal, opts, with_holes) else {
+            continue;
+        };
         if let Ok(r) = read_board(img, &wider) {
             if plausible(&r.board, false).is_ok() {
                 return Ok((r, wider));
@@ -1692,7 +1706,12 @@ fn trimmed(
 /// more, at least two colours (a bar or a row of buttons of one colour is
 /// no board line). Sizes given as hints are kept; the lattice stays inside
 /// the picture and within 25 cells a side. None when nothing was added.
-fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
+fn extended(
+    img: &RgbImage,
+    cal: &Calibration,
+    opts: &CalibrateOptions,
+    holes: bool,
+) -> Option<Calibration> {
     let mut cur = cal.clone();
     let mut grown = false;
     'grow: loop {
@@ -1704,10 +1723,15 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
             let Some((next, line)) = beyond(img, &cur, rows, before) else {
                 continue;
             };
-            let mut colours: Vec<u8> = line.clone();
+            let mut colours: Vec<u8> = line.iter().copied().filter(|&v| v <= 9).collect();
+            let n_tiles = colours.len();
             colours.sort_unstable();
             colours.dedup();
-            let tiles = line.iter().all(|&v| v <= 9);
+            let tiles = if holes {
+                n_tiles >= 1 && line.iter().all(|&v| v <= 9 || v == EMPTY)
+            } else {
+                n_tiles == line.len()
+            };
             // Where the tiles along the board's outer line are parted by a
             // plain background, the new line's are parted by the same (a
             // row of UI squares on a panel of its own is not).
@@ -1719,7 +1743,7 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
                 inner.1 > 6.0
                     || (new.1 <= 12.0 && delta_e(new.0, inner.0) <= opts.params.empty_distance)
             };
-            if tiles && (line.len() < 3 || colours.len() >= 2) && parted() {
+            if tiles && (n_tiles < 3 || colours.len() >= 2) && parted() {
                 cur = next;
                 grown = true;
                 continue 'grow;
