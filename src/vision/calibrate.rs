@@ -1325,7 +1325,12 @@ pub fn read_auto(
                 continue;
             };
             let f = footprint(img, &x.1, &x.0.board, p.reach);
-            if f >= fit + p.better_fit {
+            let finer = f >= fit - p.finer_slack
+                && f >= p.rescue_fit
+                && finer_cover(&x.1, &best.1)
+                && varied(&x.0.board)
+                && one_tile_a_cell(&x.0.board, p.repeat_excess);
+            if f >= fit + p.better_fit || finer {
                 fit = f;
                 best = x;
             }
@@ -1378,6 +1383,81 @@ fn rescued(
     })
 }
 
+/// True when lattice `a` explains the board better than lattice `b` by
+/// holding its tiles one a cell: `a` has more cells, its pitch is no
+/// coarser than `b`'s along either axis and finer along one by
+/// [`COARSER`] or more (`b` at a multiple of the pitch: each of its cells
+/// holds several tiles, read by whichever its centre falls on), and at
+/// least half of `a`'s extent lies in `b`'s. (A lattice at the same
+/// pitch holding more cells is no such sign: it is as often the board
+/// with a row of UI beside it.)
+fn finer_cover(a: &Calibration, b: &Calibration) -> bool {
+    let (ga, gb) = (&a.grid, &b.grid);
+    let (ax, ay) = (ga.pitch_x(), ga.pitch_y());
+    let (bx, by) = (gb.pitch_x(), gb.pitch_y());
+    if a.rows * a.cols <= b.rows * b.cols || ax > bx * 1.03 || ay > by * 1.03 {
+        return false;
+    }
+    let ra = a.board_rect();
+    let rb = b.board_rect();
+    if bx < ax * COARSER && by < ay * COARSER {
+        return false;
+    }
+    let ix = (ra.0 + ra.2).min(rb.0 + rb.2) - ra.0.max(rb.0);
+    let iy = (ra.1 + ra.3).min(rb.1 + rb.3) - ra.1.max(rb.1);
+    ix > 0.0 && iy > 0.0 && 2.0 * ix * iy >= ra.2 * ra.3
+}
+
+/// True when the board read looks like one tile a cell along both axes:
+/// no row or column all empty (a lattice whose extra lines fall on the
+/// gaps between rows of tiles), and along each axis neighbouring tiles
+/// are of one colour no more often than chance (the sum of the squared
+/// colour frequencies) plus `excess`. A lattice at a fraction of the
+/// pitch (2/3, 1/2) reads some tiles twice, in neighbouring cells.
+fn one_tile_a_cell(board: &Board, excess: f64) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let empty_line = (0..rows).any(|r| (0..cols).all(|c| board.get(r, c) == EMPTY))
+        || (0..cols).any(|c| (0..rows).all(|r| board.get(r, c) == EMPTY));
+    if empty_line {
+        return false;
+    }
+    let mut counts = [0usize; 10];
+    for &v in board.cells() {
+        if let Some(n) = counts.get_mut(v as usize) {
+            *n += 1;
+        }
+    }
+    let tiles: usize = counts.iter().sum();
+    if tiles == 0 {
+        return false;
+    }
+    let chance: f64 = counts
+        .iter()
+        .map(|&n| (n as f64 / tiles as f64).powi(2))
+        .sum();
+    let repeats = |pairs: &mut dyn Iterator<Item = (u8, u8)>| {
+        let (mut same, mut all) = (0usize, 0usize);
+        for (a, b) in pairs {
+            if a <= 9 && b <= 9 {
+                all += 1;
+                same += (a == b) as usize;
+            }
+        }
+        all == 0 || (same as f64 / all as f64) <= chance + excess
+    };
+    let across = &mut (0..rows)
+        .flat_map(|r| (1..cols).map(move |c| (r, c)))
+        .map(|(r, c)| (board.get(r, c - 1), board.get(r, c)));
+    let down = &mut (1..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .map(|(r, c)| (board.get(r - 1, c), board.get(r, c)));
+    repeats(across) && repeats(down)
+}
+
+/// See [`finer_cover`]: a lattice this much coarser than another along an
+/// axis holds several of its tiles per cell.
+const COARSER: f64 = 1.4;
+
 /// Tunables of [`read_auto`]'s choice among the finder's lattices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReadParams {
@@ -1399,6 +1479,13 @@ pub struct ReadParams {
     /// its footprint is at least this (and it passes the checks of
     /// `rescued`).
     pub rescue_fit: f64,
+    /// A finer lattice holding more of the board's tiles (see
+    /// `finer_cover`) replaces the best when it fits at least
+    /// `rescue_fit` and no worse than the best's fit less this.
+    pub finer_slack: f64,
+    /// ... and its neighbouring tiles are of one colour no more often than
+    /// chance plus this (`one_tile_a_cell`).
+    pub repeat_excess: f64,
 }
 
 impl Default for ReadParams {
@@ -1410,6 +1497,8 @@ impl Default for ReadParams {
             reach: 0.3,
             better_fit: 0.1,
             rescue_fit: 0.95,
+            finer_slack: 0.02,
+            repeat_excess: 0.2,
         }
     }
 }
