@@ -82,7 +82,7 @@ fn main() {
             Ok(all) => {
                 println!("{arg}: {} candidates in {ms:.1} ms", all.len());
                 for (i, f) in all.iter().enumerate() {
-                    if i >= 12 && !f.from_blobs {
+                    if i >= 12 && !f.from_blobs && std::env::var("FIND_ALL").is_err() {
                         continue;
                     }
                     let g = f.grid;

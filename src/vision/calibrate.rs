@@ -1316,6 +1316,7 @@ pub fn read_auto(
             Err(e) => return Err(e),
         };
         let mut fit = footprint(img, &cal, &reading.board, p.reach);
+        let mut whole = one_tile_a_cell(&reading.board, p.repeat_excess);
         if std::env::var("READ_TRACE").is_ok() { eprintln!("TRACE best {}x{} fit {:.3} board {}", cal.rows, cal.cols, fit, reading.board); }
         let mut best = (reading, cal);
         for alt in alternatives(&all, p) {
@@ -1325,12 +1326,14 @@ pub fn read_auto(
                 continue;
             };
             let f = footprint(img, &x.1, &x.0.board, p.reach);
-            let finer = f >= fit - p.finer_slack
-                && f >= p.rescue_fit
-                && finer_cover(&x.1, &best.1)
-                && varied(&x.0.board)
-                && one_tile_a_cell(&x.0.board, p.repeat_excess);
-            if f >= fit + p.better_fit || finer {
+            let one = one_tile_a_cell(&x.0.board, p.repeat_excess);
+            let even = f >= fit - p.finer_slack && f >= p.rescue_fit && varied(&x.0.board) && one;
+            // A finer lattice holding one tile a cell beats a coarse one;
+            // a coarser one beats a lattice that reads tiles twice.
+            let finer = even && finer_cover(&x.1, &best.1);
+            let coarser = even && !whole && finer_cover(&best.1, &x.1);
+            if f >= fit + p.better_fit || finer || coarser {
+                whole = one;
                 fit = f;
                 best = x;
             }
