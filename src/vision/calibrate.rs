@@ -1300,6 +1300,13 @@ fn calibrate_on(
 /// two wrong sizes.) When the best lattice is refused, another is read
 /// instead only when it is a board beyond doubt (`rescued`: varied, its
 /// tiles fitting their colours, no tile colour just beyond its edges).
+/// A lattice at a multiple of the board's pitch reads each of its cells by
+/// the one tile its centre falls on and fits nearly as well as the board's
+/// own lattice, so another lattice also wins, with a fit as good (within
+/// [`ReadParams::finer_slack`], at least `rescue_fit`) and a `varied`
+/// board, when the two are finer and coarser one of the other
+/// (`finer_cover`) and it reads one tile a cell (`one_tile_a_cell`): the
+/// finer one when it does, the coarser one when the best reads tiles twice.
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
@@ -1317,12 +1324,9 @@ pub fn read_auto(
         };
         let mut fit = footprint(img, &cal, &reading.board, p.reach);
         let mut whole = one_tile_a_cell(&reading.board, p.repeat_excess);
-        if std::env::var("READ_TRACE").is_ok() { eprintln!("TRACE best {}x{} fit {:.3} board {}", cal.rows, cal.cols, fit, reading.board); }
         let mut best = (reading, cal);
         for alt in alternatives(&all, p) {
-            let x = read_lattice(img, opts, alt);
-            if std::env::var("READ_TRACE").is_ok() { match &x { Ok(x) => eprintln!("TRACE alt {}x{} p {:.1}x{:.1} -> {}x{} fit {:.3} {}", alt.rows, alt.cols, alt.grid.pitch_x(), alt.grid.pitch_y(), x.1.rows, x.1.cols, footprint(img, &x.1, &x.0.board, p.reach), x.0.board), Err(e) => eprintln!("TRACE alt {}x{} p {:.1}x{:.1} err {e}", alt.rows, alt.cols, alt.grid.pitch_x(), alt.grid.pitch_y()) } }
-            let Ok(x) = x else {
+            let Ok(x) = read_lattice(img, opts, alt) else {
                 continue;
             };
             let f = footprint(img, &x.1, &x.0.board, p.reach);
@@ -1796,8 +1800,12 @@ fn trimmed(
 /// that read as tiles with its own palette: every cell of the line a
 /// palette colour (not empty, not unreadable) and, on lines of 3 cells or
 /// more, at least two colours (a bar or a row of buttons of one colour is
-/// no board line). Sizes given as hints are kept; the lattice stays inside
-/// the picture and within 25 cells a side. None when nothing was added.
+/// no board line). With `holes` (a board read with empty cells), a line
+/// may hold empty cells too, as long as it holds a tile and no unreadable
+/// cell (the caller checks the grown board again: an outer line mostly
+/// empty must look like holes). Sizes given as hints are kept; the lattice
+/// stays inside the picture and within 25 cells a side. None when nothing
+/// was added.
 fn extended(
     img: &RgbImage,
     cal: &Calibration,
@@ -2199,6 +2207,70 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lattice(rows: usize, cols: usize, at: (f64, f64), pitch: (f64, f64)) -> Calibration {
+        let palette = Palette {
+            threshold: 10.0,
+            max_spread: 10.0,
+            empty: Vec::new(),
+            colours: Vec::new(),
+            refuse: Vec::new(),
+        };
+        let grid = Grid {
+            left: at.0,
+            top: at.1,
+            cell_width: 0.9 * pitch.0,
+            cell_height: 0.9 * pitch.1,
+            gap_x: 0.1 * pitch.0,
+            gap_y: 0.1 * pitch.1,
+        };
+        Calibration::new(
+            "t",
+            rows,
+            cols,
+            (800, 800),
+            grid,
+            Sampling::rings(),
+            palette,
+        )
+    }
+
+    #[test]
+    fn a_finer_lattice_covers_a_coarse_one_only_at_a_multiple_of_its_pitch() {
+        // The board: 10x4 tiles of 20 px at (25, 95).
+        let board = lattice(10, 4, (25.0, 95.0), (20.0, 20.0));
+        // A 3x3 lattice at ~5x the pitch over the board and the panel.
+        let coarse = lattice(3, 3, (8.0, 37.0), (99.4, 129.0));
+        assert!(finer_cover(&board, &coarse));
+        assert!(!finer_cover(&coarse, &board), "coarser, fewer cells");
+        // Every other row of a 5x10 board: twice the row pitch.
+        let rows2 = lattice(3, 10, (53.0, 132.0), (36.3, 72.6));
+        assert!(finer_cover(
+            &lattice(5, 10, (53.0, 132.0), (36.3, 36.3)),
+            &rows2
+        ));
+        // The same pitch with more cells (a row of UI beside the board) is
+        // no sign.
+        let more = lattice(12, 4, (25.0, 55.0), (20.0, 20.0));
+        assert!(!finer_cover(&more, &board));
+        // A finer lattice elsewhere in the picture (text, a bar).
+        let away = lattice(3, 12, (400.0, 600.0), (15.0, 15.0));
+        assert!(!finer_cover(&away, &coarse));
+    }
+
+    #[test]
+    fn one_tile_a_cell_tells_repeated_tiles_and_gap_lines() {
+        let one = |t: &str| one_tile_a_cell(&t.parse().expect("board text"), 0.2);
+        // Random tiles of four colours.
+        assert!(one("0123/2301/1032/3210/0213"));
+        assert!(one("012/1.0/201/120"), "holes are fine");
+        // A lattice at 2/3 of the column pitch reads tiles twice.
+        assert!(!one("00122233/11300022/00233122/33233000"));
+        // Half the row pitch: each row twice.
+        assert!(!one("0123/0123/2301/2301/1032/1032"));
+        // Extra rows on the gaps between rows of tiles.
+        assert!(!one("0120/..../1102/2122/..../0212"));
+    }
 
     fn holes_of(text: &str) -> bool {
         let b: Board = text.parse().expect("board text");
