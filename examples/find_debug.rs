@@ -3,7 +3,8 @@
 //!
 //! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
 //! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
-//! or `-- phone` (the benches' 1080x1920 phone capture).
+//! or `-- phone` (the benches' 1080x1920 phone capture); `FIND_ALL=1` lists
+//! every candidate, not only the first 12 and the blob lattices.
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
