@@ -3,7 +3,8 @@
 //!
 //! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
 //! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
-//! or `-- phone` (the benches' 1080x1920 phone capture).
+//! or `-- phone` (the benches' 1080x1920 phone capture); `FIND_ALL=1` lists
+//! every candidate, not only the first 12 and the blob lattices.
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
@@ -82,7 +83,7 @@ fn main() {
             Ok(all) => {
                 println!("{arg}: {} candidates in {ms:.1} ms", all.len());
                 for (i, f) in all.iter().enumerate() {
-                    if i >= 12 && !f.from_blobs {
+                    if i >= 12 && !f.from_blobs && std::env::var("FIND_ALL").is_err() {
                         continue;
                     }
                     let g = f.grid;

@@ -1310,6 +1310,13 @@ pub fn read_auto(
 /// two wrong sizes.) When the best lattice is refused, another is read
 /// instead only when it is a board beyond doubt (`rescued`: varied, its
 /// tiles fitting their colours, no tile colour just beyond its edges).
+/// A lattice at a multiple of the board's pitch reads each of its cells by
+/// the one tile its centre falls on and fits nearly as well as the board's
+/// own lattice, so another lattice also wins, with a fit as good (within
+/// [`ReadParams::finer_slack`], at least `rescue_fit`) and a `varied`
+/// board, when the two are finer and coarser one of the other
+/// (`finer_cover`) and it reads one tile a cell (`one_tile_a_cell`): the
+/// finer one when it does, the coarser one when the best reads tiles twice.
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
@@ -1326,13 +1333,21 @@ pub fn read_auto_free(
             Err(e) => return Err(e),
         };
         let mut fit = footprint(img, &cal, &reading.board, p.reach);
+        let mut whole = one_tile_a_cell(&reading.board, p.repeat_excess);
         let mut best = (reading, cal);
         for alt in alternatives(&all, p) {
             let Ok(x) = read_lattice(img, opts, alt) else {
                 continue;
             };
             let f = footprint(img, &x.1, &x.0.board, p.reach);
-            if f >= fit + p.better_fit {
+            let one = one_tile_a_cell(&x.0.board, p.repeat_excess);
+            let even = f >= fit - p.finer_slack && f >= p.rescue_fit && varied(&x.0.board) && one;
+            // A finer lattice holding one tile a cell beats a coarse one;
+            // a coarser one beats a lattice that reads tiles twice.
+            let finer = even && finer_cover(&x.1, &best.1);
+            let coarser = even && !whole && finer_cover(&best.1, &x.1);
+            if f >= fit + p.better_fit || finer || coarser {
+                whole = one;
                 fit = f;
                 best = x;
             }
@@ -1344,7 +1359,18 @@ pub fn read_auto_free(
     // A board read: the lattice may have stopped short of its edge (blur,
     // or UI beside the board cut it). Lines beyond it that the learned
     // palette reads as tiles belong to the board.
-    if let Some(wider) = extended(img, &cal, opts) {
+    // On a board with holes, a line beyond may hold holes too: grown over
+    // such lines first, kept when the grown board passes the checks (an
+    // outer line mostly empty must look like holes), else grown over lines
+    // of tiles only.
+    let holed = reading.board.cells().contains(&EMPTY);
+    for with_holes in [true, false] {
+        if with_holes && !holed {
+            continue;
+        }
+        let Some(wider) = extended(img, &cal, opts, with_holes) else {
+            continue;
+        };
         if let Ok(r) = read_board(img, &wider) {
             if plausible(&r.board, false).is_ok() {
                 return Ok((r, wider));
@@ -1374,6 +1400,81 @@ fn rescued(
     })
 }
 
+/// True when lattice `a` explains the board better than lattice `b` by
+/// holding its tiles one a cell: `a` has more cells, its pitch is no
+/// coarser than `b`'s along either axis and finer along one by
+/// [`COARSER`] or more (`b` at a multiple of the pitch: each of its cells
+/// holds several tiles, read by whichever its centre falls on), and at
+/// least half of `a`'s extent lies in `b`'s. (A lattice at the same
+/// pitch holding more cells is no such sign: it is as often the board
+/// with a row of UI beside it.)
+fn finer_cover(a: &Calibration, b: &Calibration) -> bool {
+    let (ga, gb) = (&a.grid, &b.grid);
+    let (ax, ay) = (ga.pitch_x(), ga.pitch_y());
+    let (bx, by) = (gb.pitch_x(), gb.pitch_y());
+    if a.rows * a.cols <= b.rows * b.cols || ax > bx * 1.03 || ay > by * 1.03 {
+        return false;
+    }
+    let ra = a.board_rect();
+    let rb = b.board_rect();
+    if bx < ax * COARSER && by < ay * COARSER {
+        return false;
+    }
+    let ix = (ra.0 + ra.2).min(rb.0 + rb.2) - ra.0.max(rb.0);
+    let iy = (ra.1 + ra.3).min(rb.1 + rb.3) - ra.1.max(rb.1);
+    ix > 0.0 && iy > 0.0 && 2.0 * ix * iy >= ra.2 * ra.3
+}
+
+/// True when the board read looks like one tile a cell along both axes:
+/// no row or column all empty (a lattice whose extra lines fall on the
+/// gaps between rows of tiles), and along each axis neighbouring tiles
+/// are of one colour no more often than chance (the sum of the squared
+/// colour frequencies) plus `excess`. A lattice at a fraction of the
+/// pitch (2/3, 1/2) reads some tiles twice, in neighbouring cells.
+fn one_tile_a_cell(board: &Board, excess: f64) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let empty_line = (0..rows).any(|r| (0..cols).all(|c| board.get(r, c) == EMPTY))
+        || (0..cols).any(|c| (0..rows).all(|r| board.get(r, c) == EMPTY));
+    if empty_line {
+        return false;
+    }
+    let mut counts = [0usize; 10];
+    for &v in board.cells() {
+        if let Some(n) = counts.get_mut(v as usize) {
+            *n += 1;
+        }
+    }
+    let tiles: usize = counts.iter().sum();
+    if tiles == 0 {
+        return false;
+    }
+    let chance: f64 = counts
+        .iter()
+        .map(|&n| (n as f64 / tiles as f64).powi(2))
+        .sum();
+    let repeats = |pairs: &mut dyn Iterator<Item = (u8, u8)>| {
+        let (mut same, mut all) = (0usize, 0usize);
+        for (a, b) in pairs {
+            if a <= 9 && b <= 9 {
+                all += 1;
+                same += (a == b) as usize;
+            }
+        }
+        all == 0 || (same as f64 / all as f64) <= chance + excess
+    };
+    let across = &mut (0..rows)
+        .flat_map(|r| (1..cols).map(move |c| (r, c)))
+        .map(|(r, c)| (board.get(r, c - 1), board.get(r, c)));
+    let down = &mut (1..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .map(|(r, c)| (board.get(r - 1, c), board.get(r, c)));
+    repeats(across) && repeats(down)
+}
+
+/// See [`finer_cover`]: a lattice this much coarser than another along an
+/// axis holds several of its tiles per cell.
+const COARSER: f64 = 1.4;
+
 /// Tunables of [`read_auto`]'s choice among the finder's lattices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReadParams {
@@ -1395,6 +1496,13 @@ pub struct ReadParams {
     /// its footprint is at least this (and it passes the checks of
     /// `rescued`).
     pub rescue_fit: f64,
+    /// A finer lattice holding more of the board's tiles (see
+    /// `finer_cover`) replaces the best when it fits at least
+    /// `rescue_fit` and no worse than the best's fit less this.
+    pub finer_slack: f64,
+    /// ... and its neighbouring tiles are of one colour no more often than
+    /// chance plus this (`one_tile_a_cell`).
+    pub repeat_excess: f64,
 }
 
 impl Default for ReadParams {
@@ -1406,6 +1514,8 @@ impl Default for ReadParams {
             reach: 0.3,
             better_fit: 0.1,
             rescue_fit: 0.95,
+            finer_slack: 0.02,
+            repeat_excess: 0.2,
         }
     }
 }
@@ -1700,9 +1810,18 @@ fn trimmed(
 /// that read as tiles with its own palette: every cell of the line a
 /// palette colour (not empty, not unreadable) and, on lines of 3 cells or
 /// more, at least two colours (a bar or a row of buttons of one colour is
-/// no board line). Sizes given as hints are kept; the lattice stays inside
-/// the picture and within 25 cells a side. None when nothing was added.
-fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
+/// no board line). With `holes` (a board read with empty cells), a line
+/// may hold empty cells too, as long as it holds a tile and no unreadable
+/// cell (the caller checks the grown board again: an outer line mostly
+/// empty must look like holes). Sizes given as hints are kept; the lattice
+/// stays inside the picture and within 25 cells a side. None when nothing
+/// was added.
+fn extended(
+    img: &RgbImage,
+    cal: &Calibration,
+    opts: &CalibrateOptions,
+    holes: bool,
+) -> Option<Calibration> {
     let mut cur = cal.clone();
     let mut grown = false;
     'grow: loop {
@@ -1714,10 +1833,15 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
             let Some((next, line)) = beyond(img, &cur, rows, before) else {
                 continue;
             };
-            let mut colours: Vec<u8> = line.clone();
+            let mut colours: Vec<u8> = line.iter().copied().filter(|&v| v <= 9).collect();
+            let n_tiles = colours.len();
             colours.sort_unstable();
             colours.dedup();
-            let tiles = line.iter().all(|&v| v <= 9);
+            let tiles = if holes {
+                n_tiles >= 1 && line.iter().all(|&v| v <= 9 || v == EMPTY)
+            } else {
+                n_tiles == line.len()
+            };
             // Where the tiles along the board's outer line are parted by a
             // plain background, the new line's are parted by the same (a
             // row of UI squares on a panel of its own is not).
@@ -1729,7 +1853,7 @@ fn extended(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Optio
                 inner.1 > 6.0
                     || (new.1 <= 12.0 && delta_e(new.0, inner.0) <= opts.params.empty_distance)
             };
-            if tiles && (line.len() < 3 || colours.len() >= 2) && parted() {
+            if tiles && (n_tiles < 3 || colours.len() >= 2) && parted() {
                 cur = next;
                 grown = true;
                 continue 'grow;
@@ -2098,6 +2222,70 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lattice(rows: usize, cols: usize, at: (f64, f64), pitch: (f64, f64)) -> Calibration {
+        let palette = Palette {
+            threshold: 10.0,
+            max_spread: 10.0,
+            empty: Vec::new(),
+            colours: Vec::new(),
+            refuse: Vec::new(),
+        };
+        let grid = Grid {
+            left: at.0,
+            top: at.1,
+            cell_width: 0.9 * pitch.0,
+            cell_height: 0.9 * pitch.1,
+            gap_x: 0.1 * pitch.0,
+            gap_y: 0.1 * pitch.1,
+        };
+        Calibration::new(
+            "t",
+            rows,
+            cols,
+            (800, 800),
+            grid,
+            Sampling::rings(),
+            palette,
+        )
+    }
+
+    #[test]
+    fn a_finer_lattice_covers_a_coarse_one_only_at_a_multiple_of_its_pitch() {
+        // The board: 10x4 tiles of 20 px at (25, 95).
+        let board = lattice(10, 4, (25.0, 95.0), (20.0, 20.0));
+        // A 3x3 lattice at ~5x the pitch over the board and the panel.
+        let coarse = lattice(3, 3, (8.0, 37.0), (99.4, 129.0));
+        assert!(finer_cover(&board, &coarse));
+        assert!(!finer_cover(&coarse, &board), "coarser, fewer cells");
+        // Every other row of a 5x10 board: twice the row pitch.
+        let rows2 = lattice(3, 10, (53.0, 132.0), (36.3, 72.6));
+        assert!(finer_cover(
+            &lattice(5, 10, (53.0, 132.0), (36.3, 36.3)),
+            &rows2
+        ));
+        // The same pitch with more cells (a row of UI beside the board) is
+        // no sign.
+        let more = lattice(12, 4, (25.0, 55.0), (20.0, 20.0));
+        assert!(!finer_cover(&more, &board));
+        // A finer lattice elsewhere in the picture (text, a bar).
+        let away = lattice(3, 12, (400.0, 600.0), (15.0, 15.0));
+        assert!(!finer_cover(&away, &coarse));
+    }
+
+    #[test]
+    fn one_tile_a_cell_tells_repeated_tiles_and_gap_lines() {
+        let one = |t: &str| one_tile_a_cell(&t.parse().expect("board text"), 0.2);
+        // Random tiles of four colours.
+        assert!(one("0123/2301/1032/3210/0213"));
+        assert!(one("012/1.0/201/120"), "holes are fine");
+        // A lattice at 2/3 of the column pitch reads tiles twice.
+        assert!(!one("00122233/11300022/00233122/33233000"));
+        // Half the row pitch: each row twice.
+        assert!(!one("0123/0123/2301/2301/1032/1032"));
+        // Extra rows on the gaps between rows of tiles.
+        assert!(!one("0120/..../1102/2122/..../0212"));
+    }
 
     fn holes_of(text: &str) -> bool {
         let b: Board = text.parse().expect("board text");
