@@ -334,10 +334,11 @@ fn given_sizes_make_up_no_board() {
 /// `given_sizes_make_up_no_board` today: 94.75 % (free: 93.16 %).
 const HINTED_FLOOR: f64 = 0.947;
 
-/// Today's figures on the held-out seeds (`vision-holes`): 93.16 % of cells,
-/// 7 boards of a wrong size.
-const HELD_OUT_FLOOR: f64 = 0.931;
-const HELD_OUT_WRONG_SIZE: usize = 7;
+/// Today's figures on the held-out seeds (`vision::family::closed`): 93.04 %
+/// of cells, 2 boards of a wrong size (`vision-holes`: 93.16 %, 7; the
+/// cells lost are one board with one cell wrong, now refused).
+const HELD_OUT_FLOOR: f64 = 0.930;
+const HELD_OUT_WRONG_SIZE: usize = 2;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
 fn wrong_cells(

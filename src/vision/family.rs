@@ -78,11 +78,17 @@ pub fn read_sized(
             None => closed(img, (reading, cal)),
         };
     }
-    let (reading, cal) = closed(img, read_auto_free(img, opts)?)?;
+    let (reading, cal) = read_auto_free(img, opts)?;
     let sizes = fixed_sizes(&opts.game);
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
-    if sizes.is_empty() || fits(sizes, &reading) {
+    if fits(sizes, &reading) {
+        // The size is the game's: no larger board to be part of (and an
+        // orb-drag screen has the team's portraits just above the board,
+        // which read as a line of tiles).
         return Ok((reading, cal));
+    }
+    if sizes.is_empty() {
+        return closed(img, (reading, cal));
     }
     let list = sizes
         .iter()
