@@ -67,7 +67,12 @@ fn cells_right(want: &Board, got: &Board) -> usize {
 
 fn subdirs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -116,11 +121,7 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str) {
             let t = std::time::Instant::now();
             let got = read_auto(&img, &CalibrateOptions::find(&game, Hints::default()));
             let ms = t.elapsed().as_secs_f64() * 1e3;
-            let name = png
-                .strip_prefix(root)
-                .unwrap_or(&png)
-                .display()
-                .to_string();
+            let name = png.strip_prefix(root).unwrap_or(&png).display().to_string();
             if let Ok(want) = label.parse::<Board>() {
                 cells_total += want.cells().len();
                 if let Ok((r, _)) = &got {
