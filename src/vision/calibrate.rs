@@ -1099,10 +1099,18 @@ fn calibrate_on(
         tried.push((p90, seen, cal.sampling.clone(), members));
     }
     // A pattern that sees half as many cells unlike the commonest colour as
-    // another is blind to the pieces (a ring outside discs drawn on a
-    // board: every cell shows the board, spread zero); among the others the
-    // samples that agree best win.
-    let most_seen = tried.iter().map(|t| t.1).max().unwrap_or(0);
+    // another whose cells are uniform (90th-percentile spread within half
+    // the split distance: each cell one colour) is blind to the pieces (a
+    // ring outside discs drawn on a board: every cell shows the board,
+    // spread zero); among the others the samples that agree best win. (A
+    // ring through symbols on tiles of one grey sees cells apart too, but
+    // its cells are not uniform: it does not count.)
+    let most_seen = tried
+        .iter()
+        .filter(|t| t.0 <= p.split_distance / 2.0)
+        .map(|t| t.1)
+        .max()
+        .unwrap_or(0);
     let mut best: Option<(f32, Sampling, Vec<Member>)> = None;
     for (p90, seen, sampling, members) in tried {
         if 2 * seen < most_seen {
