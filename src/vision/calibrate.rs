@@ -284,17 +284,20 @@ fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
 /// the board; grid lines between the cells).
 ///
 /// Taken when 3+ cells of 2+ piece colours (unlike their corners by the
-/// split distance) have corners that agree (within the empty distance of
-/// their median) and at least two thirds of those corners show one colour.
+/// split distance, and about uniform where sampled: spread within the split
+/// distance; a glossy disc's highlight spreads up to ~19) have corners that agree (within the empty distance of their
+/// median) and at least two thirds of those corners show one colour.
 /// Square tiles filling their cells show their own colour in the corners,
-/// so boards of tiles have no backdrop. `cells`: the cells' colours in
-/// reading order.
+/// so boards of tiles have no backdrop; a symbol on a tile is no piece (the
+/// ring through it is not uniform: Swell Foop's grey `boringshapes` tiles
+/// read their grey as empty without that). `cells`: the cells' colours and
+/// spreads in reading order.
 fn backdrop(
     img: &RgbImage,
     grid: &Grid,
     rows: usize,
     cols: usize,
-    cells: &[Lab],
+    cells: &[(Lab, f32)],
     p: &CalibrateParams,
 ) -> Option<Lab> {
     if cells.len() != rows * cols {
@@ -320,7 +323,10 @@ fn backdrop(
     let mut pieces: Vec<(Lab, Lab)> = Vec::new();
     for r in 0..rows {
         for c in 0..cols {
-            let own = cells[r * cols + c];
+            let (own, spread) = cells[r * cols + c];
+            if spread > p.split_distance {
+                continue;
+            }
             if let Some(k) = corner(r, c) {
                 if delta_e(own, k) > p.split_distance {
                     pieces.push((own, k));
@@ -1100,14 +1106,17 @@ fn calibrate_on(
     }
     // A pattern that sees half as many cells unlike the commonest colour as
     // another whose cells are uniform (90th-percentile spread within half
-    // the split distance: each cell one colour) is blind to the pieces (a
+    // the split distance: each cell one colour; seeing at least a quarter
+    // of the cells apart) is blind to the pieces (a
     // ring outside discs drawn on a board: every cell shows the board,
-    // spread zero); among the others the samples that agree best win. (A
-    // ring through symbols on tiles of one grey sees cells apart too, but
-    // its cells are not uniform: it does not count.)
+    // spread zero); among the others the samples that agree best win. The
+    // seeing pattern must see a quarter of the cells apart: a ring through
+    // symbols on tiles of one grey (Swell Foop's `boringshapes`) sees some
+    // cells apart, uniform or not (at 0.21 of the tile: 29 of 150, spread
+    // 9.4), and those boards read as wrong boards when it counted.)
     let most_seen = tried
         .iter()
-        .filter(|t| t.0 <= p.split_distance / 2.0)
+        .filter(|t| t.0 <= p.split_distance / 2.0 && 4 * t.1 >= t.3.len())
         .map(|t| t.1)
         .max()
         .unwrap_or(0);
@@ -1132,6 +1141,11 @@ fn calibrate_on(
         .filter(|m| m.0 == 0)
         .map(|m| m.2.lab)
         .collect();
+    let first_spread: Vec<(Lab, f32)> = members
+        .iter()
+        .filter(|m| m.0 == 0)
+        .map(|m| (m.2.lab, m.2.spread))
+        .collect();
     let around = background_around(first, &cal.grid, rows, cols);
     let shown = |bg: &Lab| {
         first_cells
@@ -1140,7 +1154,7 @@ fn calibrate_on(
     };
     let background = match around {
         Some(bg) if shown(&bg) => Some(bg),
-        _ => backdrop(first, &cal.grid, rows, cols, &first_cells, p)
+        _ => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
             .filter(|bg| shown(bg))
             .or_else(|| {
                 background_between(first, &cal.grid, rows, cols, &first_cells, p.empty_distance)
@@ -2043,7 +2057,7 @@ fn read_on_backdrop(
     if colours < 2 || !counts.iter().any(|&n| n >= 2) {
         return None;
     }
-    let labs: Vec<Lab> = reading.cells.iter().map(|c| c.lab).collect();
+    let labs: Vec<(Lab, f32)> = reading.cells.iter().map(|c| (c.lab, c.spread)).collect();
     let b = backdrop(img, &cal.grid, cal.rows, cal.cols, &labs, p)?;
     let sides = [(true, true), (true, false), (false, true), (false, false)];
     // A lattice fitted to the pieces may sit a few pixels inside the board's
