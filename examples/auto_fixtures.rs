@@ -4,6 +4,11 @@
 //!
 //! `cargo run --release --example auto_fixtures [-- DIR...]`
 //!
+//! With no DIR it reads `fixtures/*/` (the games the reader was developed
+//! on), then, with a total of their own, the screens of games never tuned on
+//! under `fixtures/uncalibrated/*/` (all but `swellfoop-themes`, which has a
+//! test of its own), counting cells right too (a refused board counts 0).
+//!
 //! A label `none` is a screen without a board: refusing it is right. A board
 //! with empty cells on an outer row or column (a game part-played) is right
 //! when read right or refused (its size cannot be seen).
@@ -35,18 +40,63 @@ fn same_up_to_renaming(want: &Board, got: &Board) -> bool {
     true
 }
 
+/// Cells of `got` equal to `want` under the renaming that matches most cells
+/// (greedy by pair counts); 0 when the sizes differ.
+fn cells_right(want: &Board, got: &Board) -> usize {
+    if (want.rows(), want.cols()) != (got.rows(), got.cols()) {
+        return 0;
+    }
+    let mut pairs = std::collections::BTreeMap::<(u8, u8), usize>::new();
+    for (&w, &g) in want.cells().iter().zip(got.cells()) {
+        if (w == EMPTY) == (g == EMPTY) {
+            *pairs.entry((w, g)).or_default() += 1;
+        }
+    }
+    let mut pairs: Vec<((u8, u8), usize)> = pairs.into_iter().collect();
+    pairs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let (mut used_w, mut used_g, mut n) = (vec![], vec![], 0);
+    for ((w, g), k) in pairs {
+        if !used_w.contains(&w) && !used_g.contains(&g) {
+            used_w.push(w);
+            used_g.push(g);
+            n += k;
+        }
+    }
+    n
+}
+
+fn subdirs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
 fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut dirs: Vec<std::path::PathBuf> = if args.is_empty() {
-        std::fs::read_dir(&root)
-            .map(|r| r.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default()
+    if args.is_empty() {
+        run(&root, subdirs(&root), "fixtures with no calibration");
+        let unseen: Vec<std::path::PathBuf> = subdirs(&root.join("uncalibrated"))
+            .into_iter()
+            .filter(|d| !d.ends_with("swellfoop-themes"))
+            .collect();
+        run(&root, unseen, "unseen games with no calibration");
     } else {
-        args.iter().map(std::path::PathBuf::from).collect()
-    };
-    dirs.sort();
+        let dirs = args.iter().map(std::path::PathBuf::from).collect();
+        run(&root, dirs, "with no calibration");
+    }
+}
+
+fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str) {
     let (mut right, mut refused, mut wrong) = (0, 0, 0);
+    let (mut cells, mut cells_total) = (0, 0);
     for dir in dirs {
         let game = std::fs::read_to_string(dir.join("fixture.toml"))
             .ok()
@@ -71,11 +121,13 @@ fn main() {
             let t = std::time::Instant::now();
             let got = read_auto(&img, &CalibrateOptions::find(&game, Hints::default()));
             let ms = t.elapsed().as_secs_f64() * 1e3;
-            let name = png
-                .strip_prefix(&root)
-                .unwrap_or(&png)
-                .display()
-                .to_string();
+            let name = png.strip_prefix(root).unwrap_or(&png).display().to_string();
+            if let Ok(want) = label.parse::<Board>() {
+                cells_total += want.cells().len();
+                if let Ok((r, _)) = &got {
+                    cells += cells_right(&want, &r.board);
+                }
+            }
             let verdict = match (label, &got) {
                 ("none", Err(e)) if e.is_no_board() => {
                     right += 1;
@@ -111,5 +163,13 @@ fn main() {
             println!("{name} ({ms:.0} ms): {verdict}");
         }
     }
-    println!("fixtures with no calibration: {right} right, {refused} refused, {wrong} wrong");
+    let pct = if cells_total == 0 {
+        100.0
+    } else {
+        100.0 * cells as f64 / cells_total as f64
+    };
+    println!(
+        "{what}: {right} right, {refused} refused, {wrong} wrong; \
+         cells right {cells} of {cells_total} ({pct:.2}%)"
+    );
 }

@@ -265,6 +265,104 @@ fn lab_at(img: &RgbImage, x: f64, y: f64) -> Option<Lab> {
         .then(|| rgb_to_lab(img.get_pixel(x as u32, y as u32).0))
 }
 
+/// How many cells' colours lie farther than `apart` from the commonest
+/// cell colour (the cell colour with the most others within `apart`).
+fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
+    let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
+    let Some(mode) = labs.iter().max_by_key(|a| near(a)) else {
+        return 0;
+    };
+    labs.iter().filter(|b| delta_e(*mode, **b) > apart).count()
+}
+
+/// The colour of a board that pieces are drawn on (discs, balls, stones
+/// smaller than their cells), when its empty cells show it: the corners of
+/// the cells holding a piece agree with each other and with the empty
+/// cells, so it is what an emptied cell shows, though no band around the
+/// board nor any boundary between tiles shows it (a window's frame around
+/// the board; grid lines between the cells).
+///
+/// Taken when 3+ cells of 2+ piece colours (unlike their corners by the
+/// split distance, and about uniform where sampled: spread within the split
+/// distance; a glossy disc's highlight spreads up to ~19) have corners that agree (within the empty distance of their
+/// median) and at least two thirds of those corners show one colour.
+/// Square tiles filling their cells show their own colour in the corners,
+/// so boards of tiles have no backdrop; a symbol on a tile is no piece (the
+/// ring through it is not uniform: Swell Foop's grey `boringshapes` tiles
+/// read their grey as empty without that). `cells`: the cells' colours and
+/// spreads in reading order.
+fn backdrop(
+    img: &RgbImage,
+    grid: &Grid,
+    rows: usize,
+    cols: usize,
+    cells: &[(Lab, f32)],
+    p: &CalibrateParams,
+) -> Option<Lab> {
+    if cells.len() != rows * cols {
+        return None;
+    }
+    // Corners at 0.42 of the pitch from the tile's centre along both axes:
+    // 0.59 of the pitch on the diagonal, outside any piece drawn within its
+    // cell (a lattice of blobs has tiles the size of the pieces).
+    let corner = |r: usize, c: usize| -> Option<Lab> {
+        let cx = grid.left + c as f64 * grid.pitch_x() + grid.cell_width / 2.0;
+        let cy = grid.top + r as f64 * grid.pitch_y() + grid.cell_height / 2.0;
+        let (dx, dy) = (0.42 * grid.pitch_x(), 0.42 * grid.pitch_y());
+        let labs: Option<Vec<Lab>> = [(-dx, -dy), (dx, -dy), (-dx, dy), (dx, dy)]
+            .iter()
+            .map(|(ox, oy)| lab_at(img, cx + ox, cy + oy))
+            .collect();
+        let labs = labs?;
+        let med = median_lab(&labs);
+        labs.iter()
+            .all(|l| delta_e(*l, med) <= p.empty_distance)
+            .then_some(med)
+    };
+    let mut pieces: Vec<(Lab, Lab)> = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            let (own, spread) = cells[r * cols + c];
+            if spread > p.split_distance {
+                continue;
+            }
+            if let Some(k) = corner(r, c) {
+                if delta_e(own, k) > p.split_distance {
+                    pieces.push((own, k));
+                }
+            }
+        }
+    }
+    if pieces.len() < 3 {
+        return None;
+    }
+    let corners: Vec<Lab> = pieces.iter().map(|x| x.1).collect();
+    let b = median_lab(&corners);
+    let on_b: Vec<Lab> = pieces
+        .iter()
+        .filter(|x| delta_e(x.1, b) <= p.empty_distance)
+        .map(|x| x.0)
+        .collect();
+    let two_colours = on_b
+        .iter()
+        .any(|a| on_b.iter().any(|c| delta_e(*a, *c) > p.split_distance));
+    (3 * on_b.len() >= 2 * pieces.len() && on_b.len() >= 3 && two_colours).then_some(b)
+}
+
+/// The component-wise median of some Lab colours (`[0; 3]` for none).
+fn median_lab(labs: &[Lab]) -> Lab {
+    let mut med = [0f32; 3];
+    if labs.is_empty() {
+        return med;
+    }
+    for (k, m) in med.iter_mut().enumerate() {
+        let mut v: Vec<f32> = labs.iter().map(|s| s[k]).collect();
+        *m = median_mut(&mut v);
+    }
+    med
+}
+
 /// A point midway between two neighbouring tiles of lattice line `line` (a
 /// row when `row`): on the boundary before tile `boundary` along the line,
 /// `t` pitches off the line's centre across it.
@@ -987,7 +1085,7 @@ fn calibrate_on(
         Some(s) => vec![s.clone()],
         None => Sampling::candidates(),
     };
-    let mut best: Option<(f32, Sampling, Vec<Member>)> = None;
+    let mut tried: Vec<(f32, usize, Sampling, Vec<Member>)> = Vec::new();
     for s in candidates {
         cal.sampling = s;
         let mut members: Vec<Member> = Vec::with_capacity(shots.len() * rows * cols);
@@ -1003,8 +1101,32 @@ fn calibrate_on(
         let mut spreads: Vec<f32> = members.iter().map(|m| m.2.spread).collect();
         spreads.sort_unstable_by(f32::total_cmp);
         let p90 = spreads[(spreads.len() * 9 / 10).min(spreads.len() - 1)];
+        let seen = cells_apart_from_mode(&members, p.split_distance);
+        tried.push((p90, seen, cal.sampling.clone(), members));
+    }
+    // A pattern that sees half as many cells unlike the commonest colour as
+    // another whose cells are uniform (90th-percentile spread within half
+    // the split distance: each cell one colour; seeing at least a quarter
+    // of the cells apart) is blind to the pieces (a
+    // ring outside discs drawn on a board: every cell shows the board,
+    // spread zero); among the others the samples that agree best win. The
+    // seeing pattern must see a quarter of the cells apart: a ring through
+    // symbols on tiles of one grey (Swell Foop's `boringshapes`) sees some
+    // cells apart, uniform or not (at 0.21 of the tile: 29 of 150, spread
+    // 9.4), and those boards read as wrong boards when it counted.)
+    let most_seen = tried
+        .iter()
+        .filter(|t| t.0 <= p.split_distance / 2.0 && 4 * t.1 >= t.3.len())
+        .map(|t| t.1)
+        .max()
+        .unwrap_or(0);
+    let mut best: Option<(f32, Sampling, Vec<Member>)> = None;
+    for (p90, seen, sampling, members) in tried {
+        if 2 * seen < most_seen {
+            continue;
+        }
         if best.as_ref().is_none_or(|b| p90 < b.0 - 1e-3) {
-            best = Some((p90, cal.sampling.clone(), members));
+            best = Some((p90, sampling, members));
         }
     }
     let Some((_, sampling, members)) = best else {
@@ -1019,6 +1141,11 @@ fn calibrate_on(
         .filter(|m| m.0 == 0)
         .map(|m| m.2.lab)
         .collect();
+    let first_spread: Vec<(Lab, f32)> = members
+        .iter()
+        .filter(|m| m.0 == 0)
+        .map(|m| (m.2.lab, m.2.spread))
+        .collect();
     let around = background_around(first, &cal.grid, rows, cols);
     let shown = |bg: &Lab| {
         first_cells
@@ -1027,7 +1154,11 @@ fn calibrate_on(
     };
     let background = match around {
         Some(bg) if shown(&bg) => Some(bg),
-        _ => background_between(first, &cal.grid, rows, cols, &first_cells, p.empty_distance)
+        _ => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
+            .filter(|bg| shown(bg))
+            .or_else(|| {
+                background_between(first, &cal.grid, rows, cols, &first_cells, p.empty_distance)
+            })
             .or(around),
     };
 
@@ -1637,6 +1768,11 @@ fn read_lattice(
             if let Some(x) = cal.as_ref().and_then(|c| read_framed(img, opts, c)) {
                 return Ok(x);
             }
+            // Pieces on a backdrop, the lattice framed by something else:
+            // empty cells anywhere (see `read_on_backdrop`).
+            if let Some(x) = cal.as_ref().and_then(|c| read_on_backdrop(img, opts, c)) {
+                return Ok(x);
+            }
             // The lattice may run one line or two past the board (into the
             // background beside it, or into UI there): its outer lines that
             // hold no tile are dropped and the rest read again.
@@ -1920,6 +2056,18 @@ fn beyond(
 /// border (however thin), a bar or the window's edge, not in more of the
 /// same background.
 fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit: f32) -> bool {
+    frame_seen_within(img, cal, rows, before, limit, 4)
+}
+
+/// [`frame_seen`] with the points up to `reach` pixels past the edge.
+fn frame_seen_within(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    before: bool,
+    limit: f32,
+    reach: usize,
+) -> bool {
     let g = &cal.grid;
     let along = if rows { cal.cols } else { cal.rows };
     let (edge, out) = match (rows, before) {
@@ -1941,7 +2089,7 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit
                 }
             };
             n += 1;
-            framed += (1..=4).any(|d| {
+            framed += (1..=reach).any(|d| {
                 let (x, y) = at(d as f64);
                 lab_at(img, x, y)
                     .is_none_or(|lab| cal.palette.empty.iter().all(|&e| delta_e(lab, e) > limit))
@@ -2005,6 +2153,55 @@ fn read_framed(
     }
     plausible(&reading.board, true).ok()?;
     Some((reading, grown))
+}
+
+/// A lattice refused for its empty cells (most of the board, or most of an
+/// outer line), read as a board of pieces drawn on a backdrop (discs,
+/// balls, stones on a board of one colour: Four-in-a-row, Five or More,
+/// Reversi): its empty colour is the [`backdrop`] the pieces' cells show in
+/// their corners and the board's frame is seen just beyond all four sides
+/// ([`frame_seen`]). The backdrop then says where the board ends, so any
+/// cell may be empty. (Not [`bounded`]: a light header bar beside the board
+/// reads as white stones. A board going on past a side shows its backdrop
+/// just beyond it, between its pieces, so the frame is not seen.) The
+/// board must still read every cell, hold 2+ piece colours with one
+/// repeated. (Not [`highlight_pair`]: grey and white stones are one grey
+/// brightened, by its test.)
+fn read_on_backdrop(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    cal: &Calibration,
+) -> Option<(super::Reading, Calibration)> {
+    let p = &opts.params;
+    let [empty] = cal.palette.empty[..] else {
+        return None;
+    };
+    let reading = read_board(img, cal).ok()?;
+    let cells = reading.board.cells();
+    if cells.contains(&UNKNOWN) {
+        return None;
+    }
+    let mut counts = [0usize; 10];
+    for &v in cells {
+        if let Some(n) = counts.get_mut(v as usize) {
+            *n += 1;
+        }
+    }
+    let colours = counts.iter().filter(|&&n| n > 0).count();
+    if colours < 2 || !counts.iter().any(|&n| n >= 2) {
+        return None;
+    }
+    let labs: Vec<(Lab, f32)> = reading.cells.iter().map(|c| (c.lab, c.spread)).collect();
+    let b = backdrop(img, &cal.grid, cal.rows, cal.cols, &labs, p)?;
+    let sides = [(true, true), (true, false), (false, true), (false, false)];
+    // A lattice fitted to the pieces may sit a few pixels inside the board's
+    // edge: the frame is looked for up to a tenth of a pitch out.
+    let g = &cal.grid;
+    let reach = (0.1 * g.pitch_x().min(g.pitch_y())).max(4.0) as usize;
+    let framed = sides
+        .iter()
+        .all(|&(rows, before)| frame_seen_within(img, cal, rows, before, p.empty_distance, reach));
+    (delta_e(b, empty) <= p.empty_distance && framed).then(|| (reading, cal.clone()))
 }
 
 /// True when no cell just beyond the lattice (the row or column past each
