@@ -2212,12 +2212,25 @@ fn bounded(img: &RgbImage, cal: &Calibration) -> bool {
     !open_sides(img, cal).contains(&true)
 }
 
+/// True when one tile colour fills three quarters or more of a line of 3+
+/// cells: a bar of the UI (a header, a panel) in a colour the palette also
+/// has, not a line of tiles.
+fn bar(line: &[u8]) -> bool {
+    let most = (0..=9u8)
+        .map(|v| line.iter().filter(|&&x| x == v).count())
+        .max()
+        .unwrap_or(0);
+    line.len() >= 3 && 4 * most >= 3 * line.len()
+}
+
 /// Which sides of the lattice (top, bottom, left, right) have a cell just
-/// beyond them that reads as a tile colour of its own palette (see
-/// [`bounded`]).
+/// beyond them that reads as a tile colour of its own palette, the line
+/// there being no [`bar`] (see [`bounded`]; iagno's header bar reads as its
+/// black stones' colour).
 pub(super) fn open_sides(img: &RgbImage, cal: &Calibration) -> [bool; 4] {
     [(true, true), (true, false), (false, true), (false, false)].map(|(rows, before)| {
-        beyond(img, cal, rows, before).is_some_and(|(_, line)| line.iter().any(|&v| v <= 9))
+        beyond(img, cal, rows, before)
+            .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && !bar(&line))
     })
 }
 
