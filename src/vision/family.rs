@@ -73,10 +73,11 @@ pub fn read_sized(
             }
         }
         let (reading, cal) = read_auto_free(img, opts)?;
-        return match slid(img, opts, &cal) {
-            Some(x) => Ok(x),
-            None => closed(img, (reading, cal)),
-        };
+        let open = open_sides(img, &cal);
+        if !open.contains(&true) {
+            return Ok((reading, cal));
+        }
+        return slid(img, opts, &cal, open).ok_or_else(|| beyond_error(&cal, open));
     }
     let (reading, cal) = read_auto_free(img, opts)?;
     let sizes = fixed_sizes(&opts.game);
@@ -119,17 +120,22 @@ fn closed(
     if !open.contains(&true) {
         return Ok((reading, cal));
     }
+    Err(beyond_error(&cal, open))
+}
+
+/// The refusal of a lattice with tiles just beyond the `open` sides.
+fn beyond_error(cal: &Calibration, open: [bool; 4]) -> VisionError {
     let sides: Vec<&str> = ["top", "bottom", "left", "right"]
         .into_iter()
         .zip(open)
         .filter_map(|(s, o)| o.then_some(s))
         .collect();
-    Err(VisionError::NoBoard(format!(
+    VisionError::NoBoard(format!(
         "a {}x{} lattice has tiles just beyond its {} side: part of a larger board",
         cal.rows,
         cal.cols,
         sides.join(" and ")
-    )))
+    ))
 }
 
 /// Lines a lattice of given sizes is slid at most, per axis ([`slid`]).
@@ -140,14 +146,14 @@ const MAX_SLIDE: usize = 3;
 /// something else: the finder placed it a line or more off. It is slid
 /// towards those tiles, up to [`MAX_SLIDE`] lines, and the nearest
 /// placement that reads as a board with no tile beyond any side is
-/// returned (its palette learned again there). `None` when the lattice has
-/// no such side or no placement reads so.
+/// returned (its palette learned again there). `open`: the lattice's
+/// [`open_sides`]. `None` when no placement reads so.
 fn slid(
     img: &RgbImage,
     opts: &CalibrateOptions,
     cal: &Calibration,
+    [top, bottom, left, right]: [bool; 4],
 ) -> Option<(Reading, Calibration)> {
-    let [top, bottom, left, right] = open_sides(img, cal);
     let steps = |before: bool, after: bool| -> Vec<i32> {
         let n = MAX_SLIDE as i32;
         match (before, after) {
