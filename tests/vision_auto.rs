@@ -579,6 +579,36 @@ fn phone_capture_reads_back() {
     assert_eq!(t.right, t.total, "want {board}, got {}", reading.board);
 }
 
+/// The PAD phone fixtures read right as `pad` with no size and with their
+/// size given (the team's portraits just above the board read as a line of
+/// tiles; a board of the game's size is not refused for it).
+#[test]
+fn pad_phone_fixtures_read_with_and_without_sizes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pad-phone");
+    let pngs = labelled_images(&dir).expect("fixtures/pad-phone");
+    assert_eq!(pngs.len(), 2, "the phone fixtures are missing");
+    for png in &pngs {
+        let (name, img, want) = load_labelled(png);
+        for hints in [
+            Hints::default(),
+            Hints {
+                rows: Some(5),
+                cols: Some(6),
+            },
+        ] {
+            let opts = CalibrateOptions::find("pad", hints);
+            let (reading, _) =
+                read_auto(&img, &opts).unwrap_or_else(|e| panic!("{name} ({hints:?}): {e}"));
+            let t = score(&want, &reading.board, &[]);
+            assert_eq!(
+                t.right, t.total,
+                "{name} ({hints:?}): got {}",
+                reading.board
+            );
+        }
+    }
+}
+
 /// Real screens of games the reader was never tuned on
 /// (`fixtures/uncalibrated/{five-or-more,four-in-a-row,iagno}`, captured
 /// under Xvfb on branch `vision-games`): none reads as a wrong board (a

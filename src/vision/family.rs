@@ -51,7 +51,9 @@ fn agrees(hints: Hints, reading: &Reading) -> bool {
 ///   finder read 366 exactly; with the free reading first, the sliding and
 ///   [`closed`], 376 exact and none made up.)
 /// - none given, and the game's family has [`fixed_sizes`]: a reading of
-///   another size is refused. (Reading it again with each fixed size as
+///   another size is refused. A reading of one of them, hinted or not, is
+///   not held to [`closed`] (an orb-drag screen has the team's portraits
+///   just above the board: a line of tile colours). (Reading it again with each fixed size as
 ///   the hint was tried: on 120 orb-drag styles the finder held to a size
 ///   put a lattice of the wrong fixed size over three boards and read
 ///   them, a made-up board each.)
@@ -62,6 +64,7 @@ pub fn read_sized(
     if !opts.finds_grid() {
         return read_auto_free(img, opts);
     }
+    let sizes = fixed_sizes(&opts.game);
     if opts.hints != Hints::default() {
         let free = CalibrateOptions {
             hints: Hints::default(),
@@ -69,18 +72,20 @@ pub fn read_sized(
         };
         if let Ok(x) = read_auto_free(img, &free) {
             if agrees(opts.hints, &x.0) {
-                return closed(img, x);
+                return match fits(sizes, &x.0) {
+                    true => Ok(x),
+                    false => closed(img, x),
+                };
             }
         }
         let (reading, cal) = read_auto_free(img, opts)?;
         let open = open_sides(img, &cal);
-        if !open.contains(&true) {
+        if !open.contains(&true) || fits(sizes, &reading) {
             return Ok((reading, cal));
         }
         return slid(img, opts, &cal, open).ok_or_else(|| beyond_error(&cal, open));
     }
     let (reading, cal) = read_auto_free(img, opts)?;
-    let sizes = fixed_sizes(&opts.game);
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
     if fits(sizes, &reading) {
         // The size is the game's: no larger board to be part of (and an
