@@ -611,7 +611,10 @@ fn pad_phone_fixtures_read_with_and_without_sizes() {
 
 /// Real screens of games the reader was never tuned on
 /// (`fixtures/uncalibrated/{five-or-more,four-in-a-row,iagno}`, captured
-/// under Xvfb on branch `vision-games`): none reads as a wrong board (a
+/// under Xvfb on branch `vision-games`; `klickety`, `kdiamond`, `kblocks`,
+/// KDE's SameGame, match-3 and Tetris, captured later: on main before
+/// `striped`, KDiamond and KBlocks' empty wallpaper read as made-up 3x3 and
+/// 3x6 boards): none reads as a wrong board (a
 /// board of another size or with a wrong cell, or a board on the new-game
 /// menu); the ones that read right on that branch stay right (pieces drawn
 /// on a backdrop: `backdrop` and `read_on_backdrop` in calibrate.rs).
@@ -621,7 +624,14 @@ fn unseen_games_never_read_as_a_wrong_board() {
     let mut wrong = Vec::new();
     let mut read_right = Vec::new();
     let mut seen = 0;
-    for game in ["five-or-more", "four-in-a-row", "iagno"] {
+    for game in [
+        "five-or-more",
+        "four-in-a-row",
+        "iagno",
+        "klickety",
+        "kdiamond",
+        "kblocks",
+    ] {
         let pngs = labelled_images(&root.join(game)).expect("unseen-game fixtures");
         for png in &pngs {
             seen += 1;
@@ -654,7 +664,7 @@ fn unseen_games_never_read_as_a_wrong_board() {
             }
         }
     }
-    assert_eq!(seen, 14, "the unseen-game fixtures are missing");
+    assert_eq!(seen, 20, "the unseen-game fixtures are missing");
     eprintln!("unseen games read right: {read_right:?}");
     assert!(wrong.is_empty(), "wrong boards:\n{}", wrong.join("\n"));
     for must in [
@@ -666,6 +676,9 @@ fn unseen_games_never_read_as_a_wrong_board() {
         "iagno/classic-late",
         "iagno/adwaita-late",
         "iagno/newgame",
+        "klickety/easy-start",
+        "kblocks/idle",
+        "kdiamond/veryhard-dialog",
     ] {
         assert!(
             read_right.iter().any(|n| n == must),

@@ -2284,6 +2284,13 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
             board.cols()
         )));
     }
+    if let Some(axis) = striped(board) {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice reads one colour along each {axis}: a backdrop's shading, not tiles",
+            board.rows(),
+            board.cols()
+        )));
+    }
     let repeated = counts.iter().any(|&c| c >= 2);
     if colours < 2 || (2 * empty > cells.len() && !sized) || !repeated {
         return Err(VisionError::NoBoard(format!(
@@ -2344,6 +2351,40 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
         }
     }
     Ok(())
+}
+
+/// `Some("row")` (or `"column"`) when a board with no empty cell reads one
+/// colour along every row (every column), but for `?` cells and one odd
+/// cell in 25: a lattice laid over a backdrop whose light changes across
+/// the picture (a vignette, a gradient, the space between sprites), read
+/// as stripes. The tiles of a game are dealt at random; stripes across a
+/// whole board are not (8x8 with 6 colours: odds of 6^-56).
+fn striped(board: &Board) -> Option<&'static str> {
+    let (rows, cols) = (board.rows(), board.cols());
+    if board.cells().contains(&EMPTY) {
+        return None;
+    }
+    let known = board.cells().iter().filter(|&&v| v <= 9).count();
+    let allowed = (known / 25).max(1);
+    let odd_along = |lines: usize, len: usize, at: &dyn Fn(usize, usize) -> u8| {
+        (0..lines)
+            .map(|l| {
+                let mut counts = [0usize; 10];
+                (0..len)
+                    .map(|i| at(l, i))
+                    .filter(|&v| v <= 9)
+                    .for_each(|v| counts[v as usize] += 1);
+                counts.iter().sum::<usize>() - counts.iter().max().copied().unwrap_or(0)
+            })
+            .sum::<usize>()
+    };
+    if cols >= 3 && odd_along(rows, cols, &|r, c| board.get(r, c)) <= allowed {
+        return Some("row");
+    }
+    if rows >= 3 && odd_along(cols, rows, &|c, r| board.get(r, c)) <= allowed {
+        return Some("column");
+    }
+    None
 }
 
 /// The cells of the line `depth` lines in from side `side` of a
@@ -2495,6 +2536,25 @@ mod tests {
         assert!(!one("0123/0123/2301/2301/1032/1032"));
         // Extra rows on the gaps between rows of tiles.
         assert!(!one("0120/..../1102/2122/..../0212"));
+    }
+
+    #[test]
+    fn stripes_of_one_colour_a_line_are_a_backdrop() {
+        let striped_of = |t: &str| striped(&t.parse().expect("board text"));
+        // KDiamond's gold backdrop under a lattice four gems a cell; KBlocks'
+        // wallpaper with no game: darker towards the bottom.
+        assert_eq!(striped_of("000/000/111"), Some("row"));
+        assert_eq!(striped_of("12222?/111111/333333"), Some("row"));
+        assert_eq!(striped_of("0120/0120/0120"), Some("column"));
+        // Boards dealt at random, a match-3 board, a board with holes.
+        assert_eq!(striped_of("0011/1200/2211/0022"), None);
+        assert_eq!(striped_of("01201201/12012012/20120120"), None);
+        assert_eq!(striped_of("000/0.0/111"), None);
+        // Two odd cells on 18: stripes no longer.
+        assert_eq!(striped_of("122221/111111/333333"), None);
+        let b: Board = "000/000/111".parse().expect("board text");
+        assert!(plausible(&b, false).is_err());
+        assert!(plausible(&b, true).is_err());
     }
 
     fn holes_of(text: &str) -> bool {
