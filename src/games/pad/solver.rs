@@ -171,11 +171,13 @@ impl KeySet {
         }
     }
 
-    fn clear(&mut self) {
-        if self.len > 0 {
-            self.slots.fill(0);
-            self.len = 0;
-        }
+    /// Empties the set, with room for `n` keys: a table of the size that
+    /// needs, zeroed (in the memory it had: no page faults).
+    fn reset(&mut self, n: usize) {
+        let size = (2 * n).next_power_of_two().max(1 << 10);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        self.len = 0;
     }
 
     /// [`prefetch`]es the home slot of `key`.
@@ -231,6 +233,119 @@ impl KeySet {
     }
 }
 
+/// Key sets a key's top bits choose between ([`KeySets`]): a fixed
+/// number, whatever the threads, so that the same keys land in the same
+/// set on any machine.
+const SHARDS: usize = 4;
+
+/// Lists shorter than this go through [`KeySets`] on one thread
+/// (splitting costs more).
+const SHARDS_PARALLEL_FROM: usize = 1024;
+
+/// [`KeySet`]s split by the top bits of a key (their slots are chosen by
+/// the low bits): one set for lookups, but each part filled on a thread
+/// of its own. Which keys are in it never depends on the order the parts
+/// were filled in.
+#[derive(Debug, Clone)]
+struct KeySets {
+    sets: Vec<KeySet>,
+    /// Per part, the keys it took of the last [`KeySets::first_of_each`]
+    /// (a bit per key).
+    took: Vec<Vec<u64>>,
+}
+
+impl KeySets {
+    fn new() -> Self {
+        KeySets {
+            sets: (0..SHARDS).map(|_| KeySet::new()).collect(),
+            took: vec![Vec::new(); SHARDS],
+        }
+    }
+
+    #[inline]
+    fn part(key: u64) -> usize {
+        (key.max(1) >> (64 - SHARDS.trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.sets[Self::part(key)].prefetch(key);
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.sets[Self::part(key)].contains(key)
+    }
+
+    /// Runs `f` on each part with its index: on every core when `n` (the
+    /// keys to go through) is large.
+    fn each_part<F>(&mut self, n: usize, f: F)
+    where
+        F: Fn(usize, &mut KeySet, &mut Vec<u64>) + Sync,
+    {
+        use rayon::prelude::*;
+        let parts = self.sets.iter_mut().zip(self.took.iter_mut()).enumerate();
+        if n < SHARDS_PARALLEL_FROM || rayon::current_num_threads() < 2 {
+            parts.for_each(|(k, (set, took))| f(k, set, took));
+        } else {
+            parts
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .for_each(|(k, (set, took))| f(k, set, took));
+        }
+    }
+
+    /// Adds every key of `keys`.
+    fn insert_all(&mut self, keys: &[u64]) {
+        self.each_part(keys.len(), |part, set, _| {
+            for (i, &key) in keys.iter().enumerate() {
+                if let Some(&ahead) = keys.get(i + SHARDS * AHEAD) {
+                    if Self::part(ahead) == part {
+                        set.prefetch(ahead);
+                    }
+                }
+                if Self::part(key) == part {
+                    set.insert(key);
+                }
+            }
+        });
+    }
+
+    /// Empties the sets, then keeps in `keep` (a bit per key, `n` keys:
+    /// `key(i)` the `i`th) the first of each key.
+    fn first_of_each<K>(&mut self, n: usize, key: K, keep: &mut Vec<u64>)
+    where
+        K: Fn(usize) -> u64 + Sync,
+    {
+        let words = n.div_ceil(64);
+        self.each_part(n, |part, set, took| {
+            // Room for a share of the keys: the sets of a wide pass are
+            // no larger than its rounds need.
+            set.reset((n / SHARDS + n / (4 * SHARDS)).max(1 << 8));
+            took.clear();
+            took.resize(words, 0);
+            for i in 0..n {
+                if let Some(ahead) = (i + SHARDS * AHEAD < n).then(|| key(i + SHARDS * AHEAD)) {
+                    if Self::part(ahead) == part {
+                        set.prefetch(ahead);
+                    }
+                }
+                let k = key(i);
+                if Self::part(k) == part && set.insert(k) {
+                    took[i / 64] |= 1 << (i % 64);
+                }
+            }
+        });
+        keep.clear();
+        keep.resize(words, 0);
+        for took in &self.took {
+            for (w, t) in keep.iter_mut().zip(took) {
+                *w |= t;
+            }
+        }
+    }
+}
+
 /// A count per 64-bit key (keys already mixed): open addressing as in
 /// [`KeySet`], cleared and reused across rounds.
 #[derive(Debug, Clone)]
@@ -256,10 +371,18 @@ impl KeyCount {
         }
     }
 
+    /// The home slot of `key`: its top bits (a plan's low bits are
+    /// those of the cells it clears at the bottom of the first columns,
+    /// shared by many plans; its top bits depend on every cell).
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        (key >> (64 - self.keys.len().trailing_zeros())) as usize
+    }
+
     /// [`prefetch`]es the home slot of `key`.
     #[inline]
     fn prefetch(&self, key: u64) {
-        let i = key.max(1) as usize & (self.keys.len() - 1);
+        let i = self.home(key.max(1));
         prefetch(self.keys.as_ptr().wrapping_add(i));
         prefetch(self.counts.as_ptr().wrapping_add(i));
     }
@@ -292,7 +415,7 @@ impl KeyCount {
     /// The slot of `key` (not 0): where it is, or the free slot where it goes.
     fn slot(&self, key: u64) -> usize {
         let mask = self.keys.len() - 1;
-        let mut i = key as usize & mask;
+        let mut i = self.home(key);
         while self.keys[i] != 0 && self.keys[i] != key {
             i = (i + 1) & mask;
         }
@@ -330,6 +453,64 @@ impl Keys {
     fn board(&self, o: &Orbs, g: &Geometry) -> u64 {
         (0..g.cells()).fold(0, |h, i| h ^ self.orb(i, o.cells[i]))
     }
+}
+
+/// TEMPORARY phase timing (feature `padprof`); removed before commit.
+#[cfg(feature = "padprof")]
+pub mod prof {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::time::Instant;
+    pub const NAMES: [&str; 16] = [
+        "list1", "listP", "concat", "retain", "eval1", "evalP", "scan", "planlim", "pl_sel",
+        "beam", "setup", "tails", "shorten", "anytime", "seenclr", "pl_sort",
+    ];
+    #[allow(clippy::declare_interior_mutable_const)]
+    const Z: AtomicU64 = AtomicU64::new(0);
+    static WALL: [AtomicU64; 16] = [Z; 16];
+    static CPU: [AtomicU64; 16] = [Z; 16];
+    static N: [AtomicU64; 16] = [Z; 16];
+    pub struct T(Instant, u64);
+    fn cpu_ns() -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+    pub fn start() -> T {
+        T(Instant::now(), cpu_ns())
+    }
+    pub fn stop(t: T, k: usize) {
+        WALL[k].fetch_add(t.0.elapsed().as_nanos() as u64, Relaxed);
+        CPU[k].fetch_add(cpu_ns() - t.1, Relaxed);
+        N[k].fetch_add(1, Relaxed);
+    }
+    pub fn report() {
+        for k in 0..16 {
+            let n = N[k].load(Relaxed);
+            if n > 0 {
+                eprintln!(
+                    "{:8} n {:9} wall {:9.1} ms cpu {:9.1} ms",
+                    NAMES[k],
+                    n,
+                    WALL[k].load(Relaxed) as f64 / 1e6,
+                    CPU[k].load(Relaxed) as f64 / 1e6
+                );
+            }
+        }
+    }
+}
+
+macro_rules! prof {
+    ($k:expr, $e:expr) => {{
+        #[cfg(feature = "padprof")]
+        let t = prof::start();
+        let r = $e;
+        #[cfg(feature = "padprof")]
+        prof::stop(t, $k);
+        r
+    }};
 }
 
 const NONE: u32 = u32::MAX;
@@ -373,7 +554,6 @@ struct Child {
     eval: f64,
     value: f64,
     combos: u32,
-    ceiling: bool,
     /// The cells the first pass clears and the combos: states with the same
     /// plan differ in the orbs left over.
     plan: u64,
@@ -387,13 +567,38 @@ fn rank_key(eval: f64) -> u64 {
     !(if b >> 63 == 1 { !b } else { b | 1 << 63 })
 }
 
-/// Sorts distinct rank keys (the best first), on every core when many.
-fn sort_keys(keys: &mut [(u64, u32)]) {
-    use rayon::prelude::*;
-    if keys.len() >= 4 * PARALLEL_FROM && rayon::current_num_threads() > 1 {
-        keys.par_sort_unstable();
-    } else {
-        keys.sort_unstable();
+/// Sorts pairs of a rank key and a place in the list, listed by place,
+/// by key, the earlier place first among equal keys: the order of sorting
+/// the pairs. A radix sort a byte of the key at a time from the lowest
+/// (stable), skipping the bytes every key shares: a round's ranks take a
+/// few hundred values, three bytes or so (a sort by comparisons of a
+/// wide round took 5% of a 1 s search).
+fn sort_ranked(v: &mut Vec<(u64, u32)>, spare: &mut Vec<(u64, u32)>) {
+    debug_assert!(v.windows(2).all(|w| w[0].1 < w[1].1));
+    let mut counts = [[0u32; 256]; 8];
+    for &(k, _) in v.iter() {
+        for (b, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * b)) as u8 as usize] += 1;
+        }
+    }
+    for (b, c) in counts.iter().enumerate() {
+        if c.iter().any(|&n| n as usize == v.len()) {
+            continue;
+        }
+        let mut at = [0u32; 256];
+        let mut sum = 0;
+        for (a, &n) in at.iter_mut().zip(c) {
+            *a = sum;
+            sum += n;
+        }
+        spare.clear();
+        spare.resize(v.len(), (0, 0));
+        for &e in v.iter() {
+            let d = (e.0 >> (8 * b)) as u8 as usize;
+            spare[at[d] as usize] = e;
+            at[d] += 1;
+        }
+        std::mem::swap(v, spare);
     }
 }
 
@@ -544,22 +749,51 @@ struct Ctx<'a> {
     stop: &'a dyn Stop,
 }
 
+/// What a part of a round's evaluation found ([`Ctx::evaluate`]); places
+/// in the part.
+#[derive(Debug, Clone, Copy, Default)]
+struct Found {
+    /// Children evaluated (all but when the budget stopped it).
+    evaluated: usize,
+    /// The first child at the objective's ceiling.
+    ceiling: Option<usize>,
+    /// The first child of the best value before it: (value, place).
+    best: Option<(f64, usize)>,
+}
+
+/// Where a part of a round's evaluation writes ([`Ctx::evaluate`]), a
+/// place for each step: the children, their (rank key, place in the
+/// round's list) and their plans.
+struct Made<'a> {
+    children: &'a mut [Child],
+    rank: &'a mut [(u64, u32)],
+    plans: &'a mut [u64],
+}
+
 impl Ctx<'_> {
     /// The children of `beam` that `steps` name, in order: each board
-    /// swapped, resolved and ranked; stops early when the budget says so.
-    fn evaluate(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+    /// swapped, resolved and ranked, into `out` (`from`: the place of
+    /// `steps[0]` in the round's list); stops early when the budget says
+    /// so.
+    fn evaluate(&self, beam: &[Node], steps: &[Step], from: usize, out: Made<'_>) -> Found {
         match self.p.objective {
-            Objective::Combos => self.evaluate_with::<false>(beam, steps),
-            _ => self.evaluate_with::<true>(beam, steps),
+            Objective::Combos => self.evaluate_with::<false>(beam, steps, from, out),
+            _ => self.evaluate_with::<true>(beam, steps, from, out),
         }
     }
 
     /// [`Ctx::evaluate`]; `LIST`: the objective needs the combos listed
     /// (not only counted).
     #[inline(always)]
-    fn evaluate_with<const LIST: bool>(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+    fn evaluate_with<const LIST: bool>(
+        &self,
+        beam: &[Node],
+        steps: &[Step],
+        from: usize,
+        out: Made<'_>,
+    ) -> Found {
         let g = self.g;
-        let mut out = Vec::with_capacity(steps.len());
+        let mut found = Found::default();
         let mut combos: Vec<Combo> = Vec::with_capacity(MAX_COMBOS);
         for (i, s) in steps.iter().enumerate() {
             if i % STOP_EVERY == STOP_EVERY - 1 && self.stop.should_stop() {
@@ -594,7 +828,7 @@ impl Ctx<'_> {
             } else {
                 (tally.combos as f64, tally.combos >= self.max_combos)
             };
-            out.push(Child {
+            let child = Child {
                 node: Node {
                     bits: o,
                     hash: s.hash,
@@ -611,13 +845,43 @@ impl Ctx<'_> {
                     }),
                 value: v,
                 combos: tally.combos,
-                ceiling,
                 plan: first.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ tally.combos as u64,
-            });
+            };
+            found.evaluated = i + 1;
+            if found.ceiling.is_none() {
+                if ceiling {
+                    found.ceiling = Some(i);
+                } else if found.best.is_none_or(|(b, _)| v > b) {
+                    found.best = Some((v, i));
+                }
+            }
+            out.rank[i] = (rank_key(child.eval), (from + i) as u32);
+            out.plans[i] = child.plan;
+            out.children[i] = child;
         }
-        out
+        found
     }
 }
+
+/// A child to fill a list with before it is written.
+const BLANK: Child = Child {
+    node: Node {
+        bits: Bits {
+            masks: [0; COLOURS],
+        },
+        hash: 0,
+        cur: 0,
+        prev: 0,
+        held: 0,
+        cols: 0,
+        rows: 0,
+        at: 0,
+    },
+    eval: 0.0,
+    value: 0.0,
+    combos: 0,
+    plan: 0,
+};
 
 /// Searches a path for the board `orbs` of shape `g`: a beam of `p.width`
 /// states a round, at most `p.max_path` rounds. The same result on one
@@ -641,6 +905,8 @@ fn solve_from(
 ) -> PadSolution {
     use rayon::prelude::*;
 
+    #[cfg(feature = "padprof")]
+    let t = prof::start();
     let keys = Keys::new();
     let max_combos = orbs.max_combos(g);
     let n = g.cells();
@@ -694,8 +960,12 @@ fn solve_from(
     let mut depth = 0;
     // States listed this round; states that went on in an earlier round
     // (board and cursor): reached again by a longer path, they are dropped.
-    let mut seen = KeySet::with_capacity(p.width.min(1 << 16) * dirs);
-    let mut visited = KeySet::new();
+    let mut seen = KeySets::new();
+    let mut visited = KeySets::new();
+    // A bit per listed step: the first of its state this round.
+    let mut first_bits: Vec<u64> = Vec::new();
+    // The keys (board and cursor) of the beam's states.
+    let mut beam_keys: Vec<u64> = Vec::new();
     let mut steps: Vec<Step> = Vec::new();
     // (rank key: the best first, place in the list).
     let mut rank: Vec<(u64, u32)> = Vec::new();
@@ -704,6 +974,8 @@ fn solve_from(
     // in rank order: a small array, not the children).
     let mut plan_of: Vec<u64> = Vec::new();
     let mut over: Vec<(u64, u32)> = Vec::new();
+    let mut spare: Vec<(u64, u32)> = Vec::new();
+    let mut made: Vec<Child> = Vec::new();
     let ctx = Ctx {
         g,
         p,
@@ -717,12 +989,13 @@ fn solve_from(
         target,
         stop,
     };
+    #[cfg(feature = "padprof")]
+    prof::stop(t, 10);
     for d in 1..=p.max_path {
         depth = d;
         // The new states, in the beam's order, each once: listed (on every
         // core when the round is wide), then the repeats dropped in order.
         steps.clear();
-        seen.clear();
         let list = |from: usize, part: &[Node], out: &mut Vec<Step>| {
             // `out[read..]`: listed, not yet looked up; the steps kept
             // are moved down to `write`.
@@ -772,8 +1045,10 @@ fn solve_from(
             out.truncate(write);
         };
         if beam.len() * 2 < PARALLEL_FROM || rayon::current_num_threads() < 2 {
-            list(0, &beam, &mut steps);
+            prof!(0, list(0, &beam, &mut steps));
         } else {
+            #[cfg(feature = "padprof")]
+            let t = prof::start();
             let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
             let parts: Vec<Vec<Step>> = beam
                 .par_chunks(chunk)
@@ -784,65 +1059,115 @@ fn solve_from(
                     out
                 })
                 .collect();
-            for part in parts {
-                steps.extend(part);
-            }
+            #[cfg(feature = "padprof")]
+            prof::stop(t, 1);
+            prof!(
+                2,
+                for part in parts {
+                    steps.extend(part);
+                }
+            );
         }
-        steps.retain(|s| seen.insert(s.hash ^ keys.cursor[s.next as usize]));
-        let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
-            ctx.evaluate(&beam, &steps)
-        } else {
-            let chunk = steps.len().div_ceil(rayon::current_num_threads() * 4);
-            steps
-                .par_chunks(chunk)
-                .map(|c| ctx.evaluate(&beam, c))
-                .collect::<Vec<_>>()
-                .concat()
-        };
-        // In order: the first of equal values is the best.
-        rank.clear();
-        plan_of.clear();
-        let mut round_best: Option<&Child> = None;
-        let mut ceiling = false;
-        for (i, c) in made.iter().enumerate() {
-            nodes += 1;
-            let better = round_best.is_none_or(|b| c.value > b.value);
-            if better && best.is_none_or(|(bv, ..)| c.value > bv) {
-                round_best = Some(c);
-            }
-            if c.ceiling {
-                round_best = Some(c);
-                ceiling = true;
+        prof!(3, {
+            seen.first_of_each(
+                steps.len(),
+                |i| steps[i].hash ^ keys.cursor[steps[i].next as usize],
+                &mut first_bits,
+            );
+            let mut i = 0;
+            steps.retain(|_| {
+                i += 1;
+                first_bits[(i - 1) / 64] >> ((i - 1) % 64) & 1 == 1
+            });
+        });
+        #[cfg(feature = "padprof")]
+        let t = prof::start();
+        #[cfg(feature = "padprof")]
+        let par = !(steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2);
+        // Each step's child, rank key and plan written in its place.
+        let listed = steps.len();
+        made.resize(listed, BLANK);
+        rank.resize(listed, (0, 0));
+        plan_of.resize(listed, 0);
+        // (first place, steps, what it found) for each part, in order.
+        let parts: Vec<(usize, usize, Found)> =
+            if listed < PARALLEL_FROM || rayon::current_num_threads() < 2 {
+                let out = Made {
+                    children: &mut made,
+                    rank: &mut rank,
+                    plans: &mut plan_of,
+                };
+                vec![(0, listed, ctx.evaluate(&beam, &steps, 0, out))]
+            } else {
+                let chunk = listed.div_ceil(rayon::current_num_threads() * 4);
+                made.par_chunks_mut(chunk)
+                    .zip(rank.par_chunks_mut(chunk))
+                    .zip(plan_of.par_chunks_mut(chunk))
+                    .zip(steps.par_chunks(chunk))
+                    .enumerate()
+                    .map(|(k, (((children, rank), plans), part))| {
+                        let out = Made {
+                            children,
+                            rank,
+                            plans,
+                        };
+                        (
+                            k * chunk,
+                            part.len(),
+                            ctx.evaluate(&beam, part, k * chunk, out),
+                        )
+                    })
+                    .collect()
+            };
+        #[cfg(feature = "padprof")]
+        prof::stop(t, if par { 5 } else { 4 });
+        #[cfg(feature = "padprof")]
+        let t = prof::start();
+        // In order: the first child at the ceiling ends the search (the
+        // states after it are not counted); else the first of the best
+        // value, if better than the best so far. A part the budget cut
+        // short counts the children it made.
+        let mut ceiling = None;
+        let mut top: Option<(f64, usize)> = None;
+        let mut cut = false;
+        for &(from, len, f) in &parts {
+            if let Some(c) = f.ceiling {
+                nodes += c as u64 + 1;
+                ceiling = Some(from + c);
                 break;
             }
-            rank.push((rank_key(c.eval), i as u32));
-            plan_of.push(c.plan);
+            nodes += f.evaluated as u64;
+            if let Some((v, i)) = f.best {
+                if top.is_none_or(|(t, _)| v > t) {
+                    top = Some((v, from + i));
+                }
+            }
+            cut |= f.evaluated < len;
         }
-        if let Some(c) = round_best {
+        let round_best = ceiling.or_else(|| {
+            top.filter(|&(v, _)| best.is_none_or(|(bv, ..)| v > bv))
+                .map(|(_, i)| i)
+        });
+        if let Some(c) = round_best.map(|i| &made[i]) {
             arena.push((c.node.at, c.node.cur));
             best = Some((c.value, c.combos, arena.len() as u32 - 1, d));
         }
-        if ceiling || rank.is_empty() || stop.should_stop() {
+        #[cfg(feature = "padprof")]
+        prof::stop(t, 6);
+        if ceiling.is_some() || listed == 0 || stop.should_stop() || cut {
             break;
         }
+        #[cfg(feature = "padprof")]
+        let t = prof::start();
         // The best `width` by rank, ties to the earlier listed; at most
         // `per_plan` of them with the same plan while others are left.
         if p.per_plan > 0 && rank.len() > p.width {
-            // The keys are distinct: one order on any number of threads.
-            // Sorted in two parts, the best `2 * width` and, only when
-            // those leave the beam short, the rest: the order of one sort.
-            let head = (2 * p.width).min(rank.len());
-            if head < rank.len() {
-                rank.select_nth_unstable(head - 1);
-            }
-            sort_keys(&mut rank[..head]);
+            // The pairs are distinct: one order on any number of threads.
+            prof!(15, sort_ranked(&mut rank, &mut spare));
             plans.clear();
             over.clear();
             let mut kept = 0;
             for k in 0..rank.len() {
-                if k == head {
-                    sort_keys(&mut rank[head..]);
-                }
                 if let Some(&(_, j)) = rank.get(k + 2 * AHEAD) {
                     prefetch(&plan_of[j as usize]);
                 }
@@ -864,25 +1189,57 @@ fn solve_from(
             let fill = p.width - kept;
             rank.extend(over.iter().take(fill));
         }
-        if rank.len() > p.width {
-            rank.select_nth_unstable(p.width - 1);
-            rank.truncate(p.width);
-        }
-        beam.clear();
-        for (k, &(_, i)) in rank.iter().enumerate() {
-            if let Some(&(_, j)) = rank.get(k + 2 * AHEAD) {
-                prefetch(&made[j as usize].node);
+        #[cfg(feature = "padprof")]
+        prof::stop(t, 7);
+        prof!(
+            15,
+            if rank.len() > p.width {
+                rank.select_nth_unstable(p.width - 1);
+                rank.truncate(p.width);
             }
-            if let Some(&(_, j)) = rank.get(k + AHEAD) {
-                let c = &made[j as usize].node;
-                visited.prefetch(c.hash ^ keys.cursor[c.cur as usize]);
+        );
+        #[cfg(feature = "padprof")]
+        let t = prof::start();
+        // The beam in rank order, each state's cell appended to the
+        // arena, its key kept (on every core when wide).
+        let base = arena.len();
+        let w = rank.len();
+        let filler = made[rank[0].1 as usize].node;
+        beam.resize(w, filler);
+        arena.resize(base + w, (NONE, 0));
+        beam_keys.resize(w, 0);
+        let gather = |from: usize,
+                      part: &[(u64, u32)],
+                      beam: &mut [Node],
+                      cells: &mut [(u32, u8)],
+                      bkeys: &mut [u64]| {
+            for (k, &(_, i)) in part.iter().enumerate() {
+                if let Some(&(_, j)) = part.get(k + AHEAD) {
+                    let c: *const Node = &made[j as usize].node;
+                    prefetch(c);
+                    prefetch(c.cast::<u8>().wrapping_add(64));
+                }
+                let mut c = made[i as usize].node;
+                cells[k] = (c.at, c.cur);
+                c.at = (base + from + k) as u32;
+                bkeys[k] = c.hash ^ keys.cursor[c.cur as usize];
+                beam[k] = c;
             }
-            let mut c = made[i as usize].node;
-            visited.insert(c.hash ^ keys.cursor[c.cur as usize]);
-            arena.push((c.at, c.cur));
-            c.at = arena.len() as u32 - 1;
-            beam.push(c);
+        };
+        if w < PARALLEL_FROM / 2 || rayon::current_num_threads() < 2 {
+            gather(0, &rank, &mut beam, &mut arena[base..], &mut beam_keys);
+        } else {
+            let chunk = w.div_ceil(rayon::current_num_threads() * 4);
+            beam.par_chunks_mut(chunk)
+                .zip(arena[base..].par_chunks_mut(chunk))
+                .zip(beam_keys.par_chunks_mut(chunk))
+                .zip(rank.par_chunks(chunk))
+                .enumerate()
+                .for_each(|(k, (((b, c), v), r))| gather(k * chunk, r, b, c, v));
         }
+        visited.insert_all(&beam_keys);
+        #[cfg(feature = "padprof")]
+        prof::stop(t, 9);
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
@@ -930,6 +1287,8 @@ pub fn solve_anytime(
     first: usize,
     stop: &dyn Stop,
 ) -> PadSolution {
+    #[cfg(feature = "padprof")]
+    let t0 = prof::start();
     let mut width = first.max(1);
     let mut best: Option<PadSolution> = None;
     let mut nodes = 0;
@@ -974,7 +1333,7 @@ pub fn solve_anytime(
                             // at this width, until the clock stops them.
                             if let Some(b) = best.take() {
                                 let was = b.nodes;
-                                let t = shorten_tails(g, orbs, p, b, width, stop);
+                                let t = prof!(11, shorten_tails(g, orbs, p, b, width, stop));
                                 nodes += t.nodes - was;
                                 best = Some(t);
                             }
@@ -1036,12 +1395,14 @@ pub fn solve_anytime(
     b.nodes = nodes;
     // What is left of the budget: cut the path by local search (it keeps
     // the value or betters it: the combos and value of the new path).
-    let cut = shorten(g, orbs, p, &b.path, stop);
+    let cut = prof!(12, shorten(g, orbs, p, &b.path, stop));
     if cut != b.path {
         b.value = path_value(g, orbs, &p.objective, b.max_combos, &cut);
         b.combos = orbs.dragged(&cut).resolve(g).combos.len() as u32;
         b.path = cut;
     }
+    #[cfg(feature = "padprof")]
+    prof::stop(t0, 13);
     b
 }
 
@@ -1264,7 +1625,9 @@ impl Ctx<'_> {
         let (cols, rows) = if t.combos == 0 {
             swapped
         } else {
-            spreads(self.g, after)
+            let s = spreads_of(self.g, after, self.with_triples);
+            debug_assert_eq!(s, spreads(self.g, after));
+            s
         };
         w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64 + w.pass * t.passes as f64
             - w.column * (swapped.0 + cols) as f64
@@ -1363,6 +1726,24 @@ fn spreads(g: &Geometry, b: &Bits) -> (u32, u32) {
     for &m in &b.masks {
         // Without a branch (the counts are random): a colour with fewer
         // than three orbs spans as one orb, nothing.
+        let m = if m.count_ones() >= 3 { m } else { 1 };
+        cols += Bits::mask_columns(g, m);
+        rows += Bits::mask_rows(g, m);
+    }
+    (cols, rows)
+}
+
+/// [`spreads`] over the colours of `colours` (a bit each) only: the
+/// colours with a triple on the board searched (swaps and clears never
+/// give a colour more orbs, so the others never span anything).
+#[inline]
+fn spreads_of(g: &Geometry, b: &Bits, colours: u32) -> (u32, u32) {
+    let (mut cols, mut rows) = (0, 0);
+    let mut todo = colours;
+    while todo != 0 {
+        let c = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let m = b.masks[c];
         let m = if m.count_ones() >= 3 { m } else { 1 };
         cols += Bits::mask_columns(g, m);
         rows += Bits::mask_rows(g, m);
