@@ -235,8 +235,9 @@ impl KeySet {
 
 /// Key sets a key's top bits choose between ([`KeySets`]): a fixed
 /// number, whatever the threads, so that the same keys land in the same
-/// set on any machine.
-const SHARDS: usize = 4;
+/// set on any machine; each part goes through the whole list, so as many
+/// as the cores of the machines this runs on (two).
+const SHARDS: usize = 2;
 
 /// Lists shorter than this go through [`KeySets`] on one thread
 /// (splitting costs more).
@@ -277,27 +278,39 @@ impl KeySets {
         self.sets[Self::part(key)].contains(key)
     }
 
-    /// Runs `f` on each part with its index: on every core when `n` (the
-    /// keys to go through) is large.
-    fn each_part<F>(&mut self, n: usize, f: F)
+    /// Whether `n` keys go through the parts on every core, each part on
+    /// a thread (else on this thread, in one pass).
+    fn in_parallel(n: usize) -> bool {
+        n >= SHARDS_PARALLEL_FROM && rayon::current_num_threads() > 1
+    }
+
+    /// Runs `f` on each part with its index, on every core.
+    fn each_part<F>(&mut self, f: F)
     where
         F: Fn(usize, &mut KeySet, &mut Vec<u64>) + Sync,
     {
         use rayon::prelude::*;
-        let parts = self.sets.iter_mut().zip(self.took.iter_mut()).enumerate();
-        if n < SHARDS_PARALLEL_FROM || rayon::current_num_threads() < 2 {
-            parts.for_each(|(k, (set, took))| f(k, set, took));
-        } else {
-            parts
-                .collect::<Vec<_>>()
-                .into_par_iter()
-                .for_each(|(k, (set, took))| f(k, set, took));
-        }
+        self.sets
+            .iter_mut()
+            .zip(self.took.iter_mut())
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(|(k, (set, took))| f(k, set, took));
     }
 
     /// Adds every key of `keys`.
     fn insert_all(&mut self, keys: &[u64]) {
-        self.each_part(keys.len(), |part, set, _| {
+        if !Self::in_parallel(keys.len()) {
+            for (i, &key) in keys.iter().enumerate() {
+                if let Some(&ahead) = keys.get(i + AHEAD) {
+                    self.prefetch(ahead);
+                }
+                self.sets[Self::part(key)].insert(key);
+            }
+            return;
+        }
+        self.each_part(|part, set, _| {
             for (i, &key) in keys.iter().enumerate() {
                 if let Some(&ahead) = keys.get(i + SHARDS * AHEAD) {
                     if Self::part(ahead) == part {
@@ -318,10 +331,28 @@ impl KeySets {
         K: Fn(usize) -> u64 + Sync,
     {
         let words = n.div_ceil(64);
-        self.each_part(n, |part, set, took| {
+        let room = (n / SHARDS + n / (4 * SHARDS)).max(1 << 8);
+        keep.clear();
+        keep.resize(words, 0);
+        if !Self::in_parallel(n) {
+            for set in &mut self.sets {
+                set.reset(room);
+            }
+            for i in 0..n {
+                if i + AHEAD < n {
+                    self.prefetch(key(i + AHEAD));
+                }
+                let k = key(i);
+                if self.sets[Self::part(k)].insert(k) {
+                    keep[i / 64] |= 1 << (i % 64);
+                }
+            }
+            return;
+        }
+        self.each_part(|part, set, took| {
             // Room for a share of the keys: the sets of a wide pass are
             // no larger than its rounds need.
-            set.reset((n / SHARDS + n / (4 * SHARDS)).max(1 << 8));
+            set.reset(room);
             took.clear();
             took.resize(words, 0);
             for i in 0..n {
@@ -336,8 +367,6 @@ impl KeySets {
                 }
             }
         });
-        keep.clear();
-        keep.resize(words, 0);
         for took in &self.took {
             for (w, t) in keep.iter_mut().zip(took) {
                 *w |= t;
@@ -541,8 +570,8 @@ struct Step {
     /// The cell entered and the colour of its orb.
     next: u8,
     colour: u8,
-    /// Board hash after the swap (without the cursor).
-    hash: u64,
+    /// The state's key: the board hash after the swap with the cursor's.
+    key: u64,
 }
 
 /// A child made this round; it gets a place in the path arena only if it
@@ -746,6 +775,8 @@ struct Ctx<'a> {
     with_triples: u32,
     /// Per colour the cells (column-major) the board steered to holds.
     target: Option<&'a [u64; COLOURS]>,
+    /// The Zobrist key of each cursor cell ([`Keys`]).
+    cursor_keys: &'a [u64; MAX_CELLS],
     stop: &'a dyn Stop,
 }
 
@@ -831,7 +862,7 @@ impl Ctx<'_> {
             let child = Child {
                 node: Node {
                     bits: o,
-                    hash: s.hash,
+                    hash: s.key ^ self.cursor_keys[next],
                     cur: next as u8,
                     prev: cur as u8,
                     held: node.held,
@@ -980,6 +1011,7 @@ fn solve_from(
         g,
         p,
         max_combos,
+        cursor_keys: &keys.cursor,
         triples: bits.counts().map(|k| k / 3),
         with_triples: bits
             .counts()
@@ -1018,17 +1050,18 @@ fn solve_from(
                     // Listed now, looked up in `visited` `AHEAD` steps
                     // later (its slot fetched meanwhile), dropped then if
                     // it was kept in an earlier round.
-                    visited.prefetch(hash ^ keys.cursor[next]);
+                    let key = hash ^ keys.cursor[next];
+                    visited.prefetch(key);
                     out.push(Step {
                         parent: (from + k) as u32,
                         next: next as u8,
                         colour: b,
-                        hash,
+                        key,
                     });
                     if out.len() - read > AHEAD {
                         let s = out[read];
                         read += 1;
-                        if !visited.contains(s.hash ^ keys.cursor[s.next as usize]) {
+                        if !visited.contains(s.key) {
                             out[write] = s;
                             write += 1;
                         }
@@ -1037,7 +1070,7 @@ fn solve_from(
             }
             for i in read..out.len() {
                 let s = out[i];
-                if !visited.contains(s.hash ^ keys.cursor[s.next as usize]) {
+                if !visited.contains(s.key) {
                     out[write] = s;
                     write += 1;
                 }
@@ -1069,11 +1102,7 @@ fn solve_from(
             );
         }
         prof!(3, {
-            seen.first_of_each(
-                steps.len(),
-                |i| steps[i].hash ^ keys.cursor[steps[i].next as usize],
-                &mut first_bits,
-            );
+            seen.first_of_each(steps.len(), |i| steps[i].key, &mut first_bits);
             let mut i = 0;
             steps.retain(|_| {
                 i += 1;
