@@ -134,8 +134,6 @@ pub fn run(
         rows.push(row);
     }
     bar.finish_and_clear();
-    #[cfg(feature = "padprof")]
-    gridbot::games::pad::solver::prof::report();
     let n = rows.len().max(1) as f64;
     let at_max = rows.iter().filter(|r| r.combos >= r.max_combos).count();
     let ms: Vec<f64> = rows.iter().map(|r| r.ms).collect();

@@ -11,11 +11,16 @@
 //! columns. The best path seen at any depth is kept (ties go to the
 //! shorter, found first); the search stops when the objective's ceiling is
 //! reached (the board's theoretical maximum combos), at `max_path` steps,
-//! or when the budget says stop. A round lists its new states on one
-//! thread, in the beam's order, each once (a Zobrist hash updated by the
-//! swap, open-addressing key sets); wide rounds evaluate them on every
-//! core (rayon), and ties in rank go to the earlier listed, so the result
-//! does not depend on the thread count.
+//! or when the budget says stop. A round lists its new states in the
+//! beam's order, each once (a Zobrist hash updated by the swap,
+//! open-addressing key sets split in a fixed number of parts by the key's
+//! top bits: the first listed of each state is kept); ties in rank go to
+//! the earlier listed, so the result does not depend on the thread count.
+//! Every step of a wide round runs on every core (rayon): the listing,
+//! the repeats dropped (a part of the key sets a thread), the evaluation
+//! with the round's best, the beam gathered in rank order and its keys
+//! added (a part a thread); only the sort of the ranks (a radix sort) and
+//! the limit per plan run on one.
 //!
 //! Pure and deterministic for a fixed width: the clock is only read through
 //! the [`Stop`] it is given.
@@ -484,64 +489,6 @@ impl Keys {
     }
 }
 
-/// TEMPORARY phase timing (feature `padprof`); removed before commit.
-#[cfg(feature = "padprof")]
-pub mod prof {
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-    use std::time::Instant;
-    pub const NAMES: [&str; 16] = [
-        "list1", "listP", "concat", "retain", "eval1", "evalP", "scan", "planlim", "pl_sel",
-        "beam", "setup", "tails", "shorten", "anytime", "seenclr", "pl_sort",
-    ];
-    #[allow(clippy::declare_interior_mutable_const)]
-    const Z: AtomicU64 = AtomicU64::new(0);
-    static WALL: [AtomicU64; 16] = [Z; 16];
-    static CPU: [AtomicU64; 16] = [Z; 16];
-    static N: [AtomicU64; 16] = [Z; 16];
-    pub struct T(Instant, u64);
-    fn cpu_ns() -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-    }
-    pub fn start() -> T {
-        T(Instant::now(), cpu_ns())
-    }
-    pub fn stop(t: T, k: usize) {
-        WALL[k].fetch_add(t.0.elapsed().as_nanos() as u64, Relaxed);
-        CPU[k].fetch_add(cpu_ns() - t.1, Relaxed);
-        N[k].fetch_add(1, Relaxed);
-    }
-    pub fn report() {
-        for k in 0..16 {
-            let n = N[k].load(Relaxed);
-            if n > 0 {
-                eprintln!(
-                    "{:8} n {:9} wall {:9.1} ms cpu {:9.1} ms",
-                    NAMES[k],
-                    n,
-                    WALL[k].load(Relaxed) as f64 / 1e6,
-                    CPU[k].load(Relaxed) as f64 / 1e6
-                );
-            }
-        }
-    }
-}
-
-macro_rules! prof {
-    ($k:expr, $e:expr) => {{
-        #[cfg(feature = "padprof")]
-        let t = prof::start();
-        let r = $e;
-        #[cfg(feature = "padprof")]
-        prof::stop(t, $k);
-        r
-    }};
-}
-
 const NONE: u32 = u32::MAX;
 
 /// A state in the beam.
@@ -916,8 +863,8 @@ const BLANK: Child = Child {
 
 /// Searches a path for the board `orbs` of shape `g`: a beam of `p.width`
 /// states a round, at most `p.max_path` rounds. The same result on one
-/// thread or many: the new states of a round are listed (and duplicates
-/// dropped) in the beam's order on one thread, evaluated in parallel, and
+/// thread or many: the new states of a round are listed in the beam's
+/// order (the first of each state kept), evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
     solve_from(g, orbs, p, stop, &[], None)
@@ -936,8 +883,6 @@ fn solve_from(
 ) -> PadSolution {
     use rayon::prelude::*;
 
-    #[cfg(feature = "padprof")]
-    let t = prof::start();
     let keys = Keys::new();
     let max_combos = orbs.max_combos(g);
     let n = g.cells();
@@ -1021,8 +966,6 @@ fn solve_from(
         target,
         stop,
     };
-    #[cfg(feature = "padprof")]
-    prof::stop(t, 10);
     for d in 1..=p.max_path {
         depth = d;
         // The new states, in the beam's order, each once: listed (on every
@@ -1078,10 +1021,8 @@ fn solve_from(
             out.truncate(write);
         };
         if beam.len() * 2 < PARALLEL_FROM || rayon::current_num_threads() < 2 {
-            prof!(0, list(0, &beam, &mut steps));
+            list(0, &beam, &mut steps);
         } else {
-            #[cfg(feature = "padprof")]
-            let t = prof::start();
             let chunk = beam.len().div_ceil(rayon::current_num_threads() * 4);
             let parts: Vec<Vec<Step>> = beam
                 .par_chunks(chunk)
@@ -1092,27 +1033,16 @@ fn solve_from(
                     out
                 })
                 .collect();
-            #[cfg(feature = "padprof")]
-            prof::stop(t, 1);
-            prof!(
-                2,
-                for part in parts {
-                    steps.extend(part);
-                }
-            );
+            for part in parts {
+                steps.extend(part);
+            }
         }
-        prof!(3, {
-            seen.first_of_each(steps.len(), |i| steps[i].key, &mut first_bits);
-            let mut i = 0;
-            steps.retain(|_| {
-                i += 1;
-                first_bits[(i - 1) / 64] >> ((i - 1) % 64) & 1 == 1
-            });
+        seen.first_of_each(steps.len(), |i| steps[i].key, &mut first_bits);
+        let mut i = 0;
+        steps.retain(|_| {
+            i += 1;
+            first_bits[(i - 1) / 64] >> ((i - 1) % 64) & 1 == 1
         });
-        #[cfg(feature = "padprof")]
-        let t = prof::start();
-        #[cfg(feature = "padprof")]
-        let par = !(steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2);
         // Each step's child, rank key and plan written in its place.
         let listed = steps.len();
         made.resize(listed, BLANK);
@@ -1148,10 +1078,6 @@ fn solve_from(
                     })
                     .collect()
             };
-        #[cfg(feature = "padprof")]
-        prof::stop(t, if par { 5 } else { 4 });
-        #[cfg(feature = "padprof")]
-        let t = prof::start();
         // In order: the first child at the ceiling ends the search (the
         // states after it are not counted); else the first of the best
         // value, if better than the best so far. A part the budget cut
@@ -1181,18 +1107,14 @@ fn solve_from(
             arena.push((c.node.at, c.node.cur));
             best = Some((c.value, c.combos, arena.len() as u32 - 1, d));
         }
-        #[cfg(feature = "padprof")]
-        prof::stop(t, 6);
         if ceiling.is_some() || listed == 0 || stop.should_stop() || cut {
             break;
         }
-        #[cfg(feature = "padprof")]
-        let t = prof::start();
         // The best `width` by rank, ties to the earlier listed; at most
         // `per_plan` of them with the same plan while others are left.
         if p.per_plan > 0 && rank.len() > p.width {
             // The pairs are distinct: one order on any number of threads.
-            prof!(15, sort_ranked(&mut rank, &mut spare));
+            sort_ranked(&mut rank, &mut spare);
             plans.clear();
             over.clear();
             let mut kept = 0;
@@ -1218,17 +1140,10 @@ fn solve_from(
             let fill = p.width - kept;
             rank.extend(over.iter().take(fill));
         }
-        #[cfg(feature = "padprof")]
-        prof::stop(t, 7);
-        prof!(
-            15,
-            if rank.len() > p.width {
-                rank.select_nth_unstable(p.width - 1);
-                rank.truncate(p.width);
-            }
-        );
-        #[cfg(feature = "padprof")]
-        let t = prof::start();
+        if rank.len() > p.width {
+            rank.select_nth_unstable(p.width - 1);
+            rank.truncate(p.width);
+        }
         // The beam in rank order, each state's cell appended to the
         // arena, its key kept (on every core when wide).
         let base = arena.len();
@@ -1267,8 +1182,6 @@ fn solve_from(
                 .for_each(|(k, (((b, c), v), r))| gather(k * chunk, r, b, c, v));
         }
         visited.insert_all(&beam_keys);
-        #[cfg(feature = "padprof")]
-        prof::stop(t, 9);
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
@@ -1316,8 +1229,6 @@ pub fn solve_anytime(
     first: usize,
     stop: &dyn Stop,
 ) -> PadSolution {
-    #[cfg(feature = "padprof")]
-    let t0 = prof::start();
     let mut width = first.max(1);
     let mut best: Option<PadSolution> = None;
     let mut nodes = 0;
@@ -1362,7 +1273,7 @@ pub fn solve_anytime(
                             // at this width, until the clock stops them.
                             if let Some(b) = best.take() {
                                 let was = b.nodes;
-                                let t = prof!(11, shorten_tails(g, orbs, p, b, width, stop));
+                                let t = shorten_tails(g, orbs, p, b, width, stop);
                                 nodes += t.nodes - was;
                                 best = Some(t);
                             }
@@ -1424,14 +1335,12 @@ pub fn solve_anytime(
     b.nodes = nodes;
     // What is left of the budget: cut the path by local search (it keeps
     // the value or betters it: the combos and value of the new path).
-    let cut = prof!(12, shorten(g, orbs, p, &b.path, stop));
+    let cut = shorten(g, orbs, p, &b.path, stop);
     if cut != b.path {
         b.value = path_value(g, orbs, &p.objective, b.max_combos, &cut);
         b.combos = orbs.dragged(&cut).resolve(g).combos.len() as u32;
         b.path = cut;
     }
-    #[cfg(feature = "padprof")]
-    prof::stop(t0, 13);
     b
 }
 
@@ -1872,7 +1781,8 @@ mod tests {
                 assert_eq!(fast.insert(k), naive.insert(k.max(1)), "round {round}");
             }
             assert_eq!(fast.len, naive.len());
-            fast.clear();
+            // Emptied at a size too small for the next round: it grows.
+            fast.reset(100);
             naive.clear();
         }
     }
@@ -2081,6 +1991,74 @@ mod tests {
 
     /// The rank key sorts as the evaluations from the best, and the count
     /// per key matches the standard map.
+    /// The radix sort of the ranks gives the order of a sort of the
+    /// pairs, on ranks as a round makes them (few values) and on any.
+    #[test]
+    fn radix_sort_of_ranks() {
+        let mut r = SplitMix64::new(11);
+        let mut spare = Vec::new();
+        for round in 0..40 {
+            let n = r.below(5000) as usize;
+            let mut v: Vec<(u64, u32)> = (0..n as u32)
+                .map(|i| {
+                    let key = match round % 3 {
+                        0 => rank_key(r.below(600) as f64 * 0.5 - 150.0),
+                        1 => r.next_u64(),
+                        _ => rank_key(-(r.below(4) as f64)),
+                    };
+                    (key, i)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            sort_ranked(&mut v, &mut spare);
+            assert_eq!(v, want, "round {round}");
+        }
+    }
+
+    /// The key sets in parts: the first of each key kept, the same keys
+    /// inside after, on one thread or two (a list long enough for the
+    /// parts to run in parallel and one that is not).
+    #[test]
+    fn key_sets_keep_the_first_of_each() {
+        for n in [300, 5000] {
+            let mut r = SplitMix64::new(n as u64);
+            let list: Vec<u64> = (0..n)
+                .map(|_| match r.below(10) {
+                    0 => 0,
+                    _ => (r.below(n / 2) as u64).wrapping_mul(0x2545_f491_4f6c_dd1d),
+                })
+                .collect();
+            let mut seen = std::collections::HashSet::new();
+            let want: Vec<bool> = list.iter().map(|&k| seen.insert(k.max(1))).collect();
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a pool");
+                let (keep, sets) = pool.install(|| {
+                    let mut sets = KeySets::new();
+                    let mut keep = Vec::new();
+                    // Twice: the second must forget the first.
+                    sets.first_of_each(n, |i| list[i] ^ 1, &mut keep);
+                    sets.first_of_each(n, |i| list[i], &mut keep);
+                    let mut all = KeySets::new();
+                    all.insert_all(&list);
+                    (keep, all)
+                });
+                let got: Vec<bool> = (0..n).map(|i| keep[i / 64] >> (i % 64) & 1 == 1).collect();
+                assert_eq!(got, want, "{n} keys, {threads} threads");
+                for &k in &list {
+                    assert!(sets.contains(k));
+                    assert_eq!(
+                        sets.contains(k ^ 0x8000_0000_0000_0001),
+                        seen.contains(&(k ^ 0x8000_0000_0000_0001).max(1))
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn rank_keys_and_plan_counts() {
         let evals = [-1e9, -30.5, -1.0, -0.0, 0.0, 0.25, 1.0, 29.0, 30.0, 1e9];
