@@ -1998,7 +1998,7 @@ mod tests {
         let mut r = SplitMix64::new(11);
         let mut spare = Vec::new();
         for round in 0..40 {
-            let n = r.below(5000) as usize;
+            let n = r.below(5000);
             let mut v: Vec<(u64, u32)> = (0..n as u32)
                 .map(|i| {
                     let key = match round % 3 {
