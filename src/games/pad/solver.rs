@@ -11,11 +11,16 @@
 //! columns. The best path seen at any depth is kept (ties go to the
 //! shorter, found first); the search stops when the objective's ceiling is
 //! reached (the board's theoretical maximum combos), at `max_path` steps,
-//! or when the budget says stop. A round lists its new states on one
-//! thread, in the beam's order, each once (a Zobrist hash updated by the
-//! swap, open-addressing key sets); wide rounds evaluate them on every
-//! core (rayon), and ties in rank go to the earlier listed, so the result
-//! does not depend on the thread count.
+//! or when the budget says stop. A round lists its new states in the
+//! beam's order, each once (a Zobrist hash updated by the swap,
+//! open-addressing key sets split in a fixed number of parts by the key's
+//! top bits: the first listed of each state is kept); ties in rank go to
+//! the earlier listed, so the result does not depend on the thread count.
+//! Every step of a wide round runs on every core (rayon): the listing,
+//! the repeats dropped (a part of the key sets a thread), the evaluation
+//! with the round's best, the beam gathered in rank order and its keys
+//! added (a part a thread); only the sort of the ranks (a radix sort) and
+//! the limit per plan run on one.
 //!
 //! Pure and deterministic for a fixed width: the clock is only read through
 //! the [`Stop`] it is given.
@@ -171,11 +176,13 @@ impl KeySet {
         }
     }
 
-    fn clear(&mut self) {
-        if self.len > 0 {
-            self.slots.fill(0);
-            self.len = 0;
-        }
+    /// Empties the set, with room for `n` keys: a table of the size that
+    /// needs, zeroed (in the memory it had: no page faults).
+    fn reset(&mut self, n: usize) {
+        let size = (2 * n).next_power_of_two().max(1 << 10);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        self.len = 0;
     }
 
     /// [`prefetch`]es the home slot of `key`.
@@ -231,6 +238,148 @@ impl KeySet {
     }
 }
 
+/// Key sets a key's top bits choose between ([`KeySets`]): a fixed
+/// number, whatever the threads, so that the same keys land in the same
+/// set on any machine; each part goes through the whole list, so as many
+/// as the cores of the machines this runs on (two).
+const SHARDS: usize = 2;
+
+/// Lists shorter than this go through [`KeySets`] on one thread
+/// (splitting costs more).
+const SHARDS_PARALLEL_FROM: usize = 1024;
+
+/// [`KeySet`]s split by the top bits of a key (their slots are chosen by
+/// the low bits): one set for lookups, but each part filled on a thread
+/// of its own. Which keys are in it never depends on the order the parts
+/// were filled in.
+#[derive(Debug, Clone)]
+struct KeySets {
+    sets: Vec<KeySet>,
+    /// Per part, the keys it took of the last [`KeySets::first_of_each`]
+    /// (a bit per key).
+    took: Vec<Vec<u64>>,
+}
+
+impl KeySets {
+    fn new() -> Self {
+        KeySets {
+            sets: (0..SHARDS).map(|_| KeySet::new()).collect(),
+            took: vec![Vec::new(); SHARDS],
+        }
+    }
+
+    #[inline]
+    fn part(key: u64) -> usize {
+        (key.max(1) >> (64 - SHARDS.trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.sets[Self::part(key)].prefetch(key);
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.sets[Self::part(key)].contains(key)
+    }
+
+    /// Whether `n` keys go through the parts on every core, each part on
+    /// a thread (else on this thread, in one pass).
+    fn in_parallel(n: usize) -> bool {
+        n >= SHARDS_PARALLEL_FROM && rayon::current_num_threads() > 1
+    }
+
+    /// Runs `f` on each part with its index, on every core.
+    fn each_part<F>(&mut self, f: F)
+    where
+        F: Fn(usize, &mut KeySet, &mut Vec<u64>) + Sync,
+    {
+        use rayon::prelude::*;
+        self.sets
+            .iter_mut()
+            .zip(self.took.iter_mut())
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(|(k, (set, took))| f(k, set, took));
+    }
+
+    /// Adds every key of `keys`.
+    fn insert_all(&mut self, keys: &[u64]) {
+        if !Self::in_parallel(keys.len()) {
+            for (i, &key) in keys.iter().enumerate() {
+                if let Some(&ahead) = keys.get(i + AHEAD) {
+                    self.prefetch(ahead);
+                }
+                self.sets[Self::part(key)].insert(key);
+            }
+            return;
+        }
+        self.each_part(|part, set, _| {
+            for (i, &key) in keys.iter().enumerate() {
+                if let Some(&ahead) = keys.get(i + SHARDS * AHEAD) {
+                    if Self::part(ahead) == part {
+                        set.prefetch(ahead);
+                    }
+                }
+                if Self::part(key) == part {
+                    set.insert(key);
+                }
+            }
+        });
+    }
+
+    /// Empties the sets, then keeps in `keep` (a bit per key, `n` keys:
+    /// `key(i)` the `i`th) the first of each key.
+    fn first_of_each<K>(&mut self, n: usize, key: K, keep: &mut Vec<u64>)
+    where
+        K: Fn(usize) -> u64 + Sync,
+    {
+        let words = n.div_ceil(64);
+        let room = (n / SHARDS + n / (4 * SHARDS)).max(1 << 8);
+        keep.clear();
+        keep.resize(words, 0);
+        if !Self::in_parallel(n) {
+            for set in &mut self.sets {
+                set.reset(room);
+            }
+            for i in 0..n {
+                if i + AHEAD < n {
+                    self.prefetch(key(i + AHEAD));
+                }
+                let k = key(i);
+                if self.sets[Self::part(k)].insert(k) {
+                    keep[i / 64] |= 1 << (i % 64);
+                }
+            }
+            return;
+        }
+        self.each_part(|part, set, took| {
+            // Room for a share of the keys: the sets of a wide pass are
+            // no larger than its rounds need.
+            set.reset(room);
+            took.clear();
+            took.resize(words, 0);
+            for i in 0..n {
+                if let Some(ahead) = (i + SHARDS * AHEAD < n).then(|| key(i + SHARDS * AHEAD)) {
+                    if Self::part(ahead) == part {
+                        set.prefetch(ahead);
+                    }
+                }
+                let k = key(i);
+                if Self::part(k) == part && set.insert(k) {
+                    took[i / 64] |= 1 << (i % 64);
+                }
+            }
+        });
+        for took in &self.took {
+            for (w, t) in keep.iter_mut().zip(took) {
+                *w |= t;
+            }
+        }
+    }
+}
+
 /// A count per 64-bit key (keys already mixed): open addressing as in
 /// [`KeySet`], cleared and reused across rounds.
 #[derive(Debug, Clone)]
@@ -256,10 +405,18 @@ impl KeyCount {
         }
     }
 
+    /// The home slot of `key`: its top bits (a plan's low bits are
+    /// those of the cells it clears at the bottom of the first columns,
+    /// shared by many plans; its top bits depend on every cell).
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        (key >> (64 - self.keys.len().trailing_zeros())) as usize
+    }
+
     /// [`prefetch`]es the home slot of `key`.
     #[inline]
     fn prefetch(&self, key: u64) {
-        let i = key.max(1) as usize & (self.keys.len() - 1);
+        let i = self.home(key.max(1));
         prefetch(self.keys.as_ptr().wrapping_add(i));
         prefetch(self.counts.as_ptr().wrapping_add(i));
     }
@@ -292,7 +449,7 @@ impl KeyCount {
     /// The slot of `key` (not 0): where it is, or the free slot where it goes.
     fn slot(&self, key: u64) -> usize {
         let mask = self.keys.len() - 1;
-        let mut i = key as usize & mask;
+        let mut i = self.home(key);
         while self.keys[i] != 0 && self.keys[i] != key {
             i = (i + 1) & mask;
         }
@@ -360,8 +517,8 @@ struct Step {
     /// The cell entered and the colour of its orb.
     next: u8,
     colour: u8,
-    /// Board hash after the swap (without the cursor).
-    hash: u64,
+    /// The state's key: the board hash after the swap with the cursor's.
+    key: u64,
 }
 
 /// A child made this round; it gets a place in the path arena only if it
@@ -373,7 +530,6 @@ struct Child {
     eval: f64,
     value: f64,
     combos: u32,
-    ceiling: bool,
     /// The cells the first pass clears and the combos: states with the same
     /// plan differ in the orbs left over.
     plan: u64,
@@ -387,13 +543,38 @@ fn rank_key(eval: f64) -> u64 {
     !(if b >> 63 == 1 { !b } else { b | 1 << 63 })
 }
 
-/// Sorts distinct rank keys (the best first), on every core when many.
-fn sort_keys(keys: &mut [(u64, u32)]) {
-    use rayon::prelude::*;
-    if keys.len() >= 4 * PARALLEL_FROM && rayon::current_num_threads() > 1 {
-        keys.par_sort_unstable();
-    } else {
-        keys.sort_unstable();
+/// Sorts pairs of a rank key and a place in the list, listed by place,
+/// by key, the earlier place first among equal keys: the order of sorting
+/// the pairs. A radix sort a byte of the key at a time from the lowest
+/// (stable), skipping the bytes every key shares: a round's ranks take a
+/// few hundred values, three bytes or so (a sort by comparisons of a
+/// wide round took 5% of a 1 s search).
+fn sort_ranked(v: &mut Vec<(u64, u32)>, spare: &mut Vec<(u64, u32)>) {
+    debug_assert!(v.windows(2).all(|w| w[0].1 < w[1].1));
+    let mut counts = [[0u32; 256]; 8];
+    for &(k, _) in v.iter() {
+        for (b, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * b)) as u8 as usize] += 1;
+        }
+    }
+    for (b, c) in counts.iter().enumerate() {
+        if c.iter().any(|&n| n as usize == v.len()) {
+            continue;
+        }
+        let mut at = [0u32; 256];
+        let mut sum = 0;
+        for (a, &n) in at.iter_mut().zip(c) {
+            *a = sum;
+            sum += n;
+        }
+        spare.clear();
+        spare.resize(v.len(), (0, 0));
+        for &e in v.iter() {
+            let d = (e.0 >> (8 * b)) as u8 as usize;
+            spare[at[d] as usize] = e;
+            at[d] += 1;
+        }
+        std::mem::swap(v, spare);
     }
 }
 
@@ -541,25 +722,56 @@ struct Ctx<'a> {
     with_triples: u32,
     /// Per colour the cells (column-major) the board steered to holds.
     target: Option<&'a [u64; COLOURS]>,
+    /// The Zobrist key of each cursor cell ([`Keys`]).
+    cursor_keys: &'a [u64; MAX_CELLS],
     stop: &'a dyn Stop,
+}
+
+/// What a part of a round's evaluation found ([`Ctx::evaluate`]); places
+/// in the part.
+#[derive(Debug, Clone, Copy, Default)]
+struct Found {
+    /// Children evaluated (all but when the budget stopped it).
+    evaluated: usize,
+    /// The first child at the objective's ceiling.
+    ceiling: Option<usize>,
+    /// The first child of the best value before it: (value, place).
+    best: Option<(f64, usize)>,
+}
+
+/// Where a part of a round's evaluation writes ([`Ctx::evaluate`]), a
+/// place for each step: the children, their (rank key, place in the
+/// round's list) and their plans.
+struct Made<'a> {
+    children: &'a mut [Child],
+    rank: &'a mut [(u64, u32)],
+    plans: &'a mut [u64],
 }
 
 impl Ctx<'_> {
     /// The children of `beam` that `steps` name, in order: each board
-    /// swapped, resolved and ranked; stops early when the budget says so.
-    fn evaluate(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+    /// swapped, resolved and ranked, into `out` (`from`: the place of
+    /// `steps[0]` in the round's list); stops early when the budget says
+    /// so.
+    fn evaluate(&self, beam: &[Node], steps: &[Step], from: usize, out: Made<'_>) -> Found {
         match self.p.objective {
-            Objective::Combos => self.evaluate_with::<false>(beam, steps),
-            _ => self.evaluate_with::<true>(beam, steps),
+            Objective::Combos => self.evaluate_with::<false>(beam, steps, from, out),
+            _ => self.evaluate_with::<true>(beam, steps, from, out),
         }
     }
 
     /// [`Ctx::evaluate`]; `LIST`: the objective needs the combos listed
     /// (not only counted).
     #[inline(always)]
-    fn evaluate_with<const LIST: bool>(&self, beam: &[Node], steps: &[Step]) -> Vec<Child> {
+    fn evaluate_with<const LIST: bool>(
+        &self,
+        beam: &[Node],
+        steps: &[Step],
+        from: usize,
+        out: Made<'_>,
+    ) -> Found {
         let g = self.g;
-        let mut out = Vec::with_capacity(steps.len());
+        let mut found = Found::default();
         let mut combos: Vec<Combo> = Vec::with_capacity(MAX_COMBOS);
         for (i, s) in steps.iter().enumerate() {
             if i % STOP_EVERY == STOP_EVERY - 1 && self.stop.should_stop() {
@@ -594,10 +806,10 @@ impl Ctx<'_> {
             } else {
                 (tally.combos as f64, tally.combos >= self.max_combos)
             };
-            out.push(Child {
+            let child = Child {
                 node: Node {
                     bits: o,
-                    hash: s.hash,
+                    hash: s.key ^ self.cursor_keys[next],
                     cur: next as u8,
                     prev: cur as u8,
                     held: node.held,
@@ -611,18 +823,48 @@ impl Ctx<'_> {
                     }),
                 value: v,
                 combos: tally.combos,
-                ceiling,
                 plan: first.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ tally.combos as u64,
-            });
+            };
+            found.evaluated = i + 1;
+            if found.ceiling.is_none() {
+                if ceiling {
+                    found.ceiling = Some(i);
+                } else if found.best.is_none_or(|(b, _)| v > b) {
+                    found.best = Some((v, i));
+                }
+            }
+            out.rank[i] = (rank_key(child.eval), (from + i) as u32);
+            out.plans[i] = child.plan;
+            out.children[i] = child;
         }
-        out
+        found
     }
 }
 
+/// A child to fill a list with before it is written.
+const BLANK: Child = Child {
+    node: Node {
+        bits: Bits {
+            masks: [0; COLOURS],
+        },
+        hash: 0,
+        cur: 0,
+        prev: 0,
+        held: 0,
+        cols: 0,
+        rows: 0,
+        at: 0,
+    },
+    eval: 0.0,
+    value: 0.0,
+    combos: 0,
+    plan: 0,
+};
+
 /// Searches a path for the board `orbs` of shape `g`: a beam of `p.width`
 /// states a round, at most `p.max_path` rounds. The same result on one
-/// thread or many: the new states of a round are listed (and duplicates
-/// dropped) in the beam's order on one thread, evaluated in parallel, and
+/// thread or many: the new states of a round are listed in the beam's
+/// order (the first of each state kept), evaluated in parallel, and
 /// ranked by a total order (rank, then place in that list).
 pub fn solve(g: &Geometry, orbs: &Orbs, p: &PadParams, stop: &dyn Stop) -> PadSolution {
     solve_from(g, orbs, p, stop, &[], None)
@@ -694,8 +936,12 @@ fn solve_from(
     let mut depth = 0;
     // States listed this round; states that went on in an earlier round
     // (board and cursor): reached again by a longer path, they are dropped.
-    let mut seen = KeySet::with_capacity(p.width.min(1 << 16) * dirs);
-    let mut visited = KeySet::new();
+    let mut seen = KeySets::new();
+    let mut visited = KeySets::new();
+    // A bit per listed step: the first of its state this round.
+    let mut first_bits: Vec<u64> = Vec::new();
+    // The keys (board and cursor) of the beam's states.
+    let mut beam_keys: Vec<u64> = Vec::new();
     let mut steps: Vec<Step> = Vec::new();
     // (rank key: the best first, place in the list).
     let mut rank: Vec<(u64, u32)> = Vec::new();
@@ -704,10 +950,13 @@ fn solve_from(
     // in rank order: a small array, not the children).
     let mut plan_of: Vec<u64> = Vec::new();
     let mut over: Vec<(u64, u32)> = Vec::new();
+    let mut spare: Vec<(u64, u32)> = Vec::new();
+    let mut made: Vec<Child> = Vec::new();
     let ctx = Ctx {
         g,
         p,
         max_combos,
+        cursor_keys: &keys.cursor,
         triples: bits.counts().map(|k| k / 3),
         with_triples: bits
             .counts()
@@ -722,7 +971,6 @@ fn solve_from(
         // The new states, in the beam's order, each once: listed (on every
         // core when the round is wide), then the repeats dropped in order.
         steps.clear();
-        seen.clear();
         let list = |from: usize, part: &[Node], out: &mut Vec<Step>| {
             // `out[read..]`: listed, not yet looked up; the steps kept
             // are moved down to `write`.
@@ -745,17 +993,18 @@ fn solve_from(
                     // Listed now, looked up in `visited` `AHEAD` steps
                     // later (its slot fetched meanwhile), dropped then if
                     // it was kept in an earlier round.
-                    visited.prefetch(hash ^ keys.cursor[next]);
+                    let key = hash ^ keys.cursor[next];
+                    visited.prefetch(key);
                     out.push(Step {
                         parent: (from + k) as u32,
                         next: next as u8,
                         colour: b,
-                        hash,
+                        key,
                     });
                     if out.len() - read > AHEAD {
                         let s = out[read];
                         read += 1;
-                        if !visited.contains(s.hash ^ keys.cursor[s.next as usize]) {
+                        if !visited.contains(s.key) {
                             out[write] = s;
                             write += 1;
                         }
@@ -764,7 +1013,7 @@ fn solve_from(
             }
             for i in read..out.len() {
                 let s = out[i];
-                if !visited.contains(s.hash ^ keys.cursor[s.next as usize]) {
+                if !visited.contains(s.key) {
                     out[write] = s;
                     write += 1;
                 }
@@ -788,61 +1037,88 @@ fn solve_from(
                 steps.extend(part);
             }
         }
-        steps.retain(|s| seen.insert(s.hash ^ keys.cursor[s.next as usize]));
-        let made: Vec<Child> = if steps.len() < PARALLEL_FROM || rayon::current_num_threads() < 2 {
-            ctx.evaluate(&beam, &steps)
-        } else {
-            let chunk = steps.len().div_ceil(rayon::current_num_threads() * 4);
-            steps
-                .par_chunks(chunk)
-                .map(|c| ctx.evaluate(&beam, c))
-                .collect::<Vec<_>>()
-                .concat()
-        };
-        // In order: the first of equal values is the best.
-        rank.clear();
-        plan_of.clear();
-        let mut round_best: Option<&Child> = None;
-        let mut ceiling = false;
-        for (i, c) in made.iter().enumerate() {
-            nodes += 1;
-            let better = round_best.is_none_or(|b| c.value > b.value);
-            if better && best.is_none_or(|(bv, ..)| c.value > bv) {
-                round_best = Some(c);
-            }
-            if c.ceiling {
-                round_best = Some(c);
-                ceiling = true;
+        seen.first_of_each(steps.len(), |i| steps[i].key, &mut first_bits);
+        let mut i = 0;
+        steps.retain(|_| {
+            i += 1;
+            first_bits[(i - 1) / 64] >> ((i - 1) % 64) & 1 == 1
+        });
+        // Each step's child, rank key and plan written in its place.
+        let listed = steps.len();
+        made.resize(listed, BLANK);
+        rank.resize(listed, (0, 0));
+        plan_of.resize(listed, 0);
+        // (first place, steps, what it found) for each part, in order.
+        let parts: Vec<(usize, usize, Found)> =
+            if listed < PARALLEL_FROM || rayon::current_num_threads() < 2 {
+                let out = Made {
+                    children: &mut made,
+                    rank: &mut rank,
+                    plans: &mut plan_of,
+                };
+                vec![(0, listed, ctx.evaluate(&beam, &steps, 0, out))]
+            } else {
+                let chunk = listed.div_ceil(rayon::current_num_threads() * 4);
+                made.par_chunks_mut(chunk)
+                    .zip(rank.par_chunks_mut(chunk))
+                    .zip(plan_of.par_chunks_mut(chunk))
+                    .zip(steps.par_chunks(chunk))
+                    .enumerate()
+                    .map(|(k, (((children, rank), plans), part))| {
+                        let out = Made {
+                            children,
+                            rank,
+                            plans,
+                        };
+                        (
+                            k * chunk,
+                            part.len(),
+                            ctx.evaluate(&beam, part, k * chunk, out),
+                        )
+                    })
+                    .collect()
+            };
+        // In order: the first child at the ceiling ends the search (the
+        // states after it are not counted); else the first of the best
+        // value, if better than the best so far. A part the budget cut
+        // short counts the children it made.
+        let mut ceiling = None;
+        let mut top: Option<(f64, usize)> = None;
+        let mut cut = false;
+        for &(from, len, f) in &parts {
+            if let Some(c) = f.ceiling {
+                nodes += c as u64 + 1;
+                ceiling = Some(from + c);
                 break;
             }
-            rank.push((rank_key(c.eval), i as u32));
-            plan_of.push(c.plan);
+            nodes += f.evaluated as u64;
+            if let Some((v, i)) = f.best {
+                if top.is_none_or(|(t, _)| v > t) {
+                    top = Some((v, from + i));
+                }
+            }
+            cut |= f.evaluated < len;
         }
-        if let Some(c) = round_best {
+        let round_best = ceiling.or_else(|| {
+            top.filter(|&(v, _)| best.is_none_or(|(bv, ..)| v > bv))
+                .map(|(_, i)| i)
+        });
+        if let Some(c) = round_best.map(|i| &made[i]) {
             arena.push((c.node.at, c.node.cur));
             best = Some((c.value, c.combos, arena.len() as u32 - 1, d));
         }
-        if ceiling || rank.is_empty() || stop.should_stop() {
+        if ceiling.is_some() || listed == 0 || stop.should_stop() || cut {
             break;
         }
         // The best `width` by rank, ties to the earlier listed; at most
         // `per_plan` of them with the same plan while others are left.
         if p.per_plan > 0 && rank.len() > p.width {
-            // The keys are distinct: one order on any number of threads.
-            // Sorted in two parts, the best `2 * width` and, only when
-            // those leave the beam short, the rest: the order of one sort.
-            let head = (2 * p.width).min(rank.len());
-            if head < rank.len() {
-                rank.select_nth_unstable(head - 1);
-            }
-            sort_keys(&mut rank[..head]);
+            // The pairs are distinct: one order on any number of threads.
+            sort_ranked(&mut rank, &mut spare);
             plans.clear();
             over.clear();
             let mut kept = 0;
             for k in 0..rank.len() {
-                if k == head {
-                    sort_keys(&mut rank[head..]);
-                }
                 if let Some(&(_, j)) = rank.get(k + 2 * AHEAD) {
                     prefetch(&plan_of[j as usize]);
                 }
@@ -868,21 +1144,44 @@ fn solve_from(
             rank.select_nth_unstable(p.width - 1);
             rank.truncate(p.width);
         }
-        beam.clear();
-        for (k, &(_, i)) in rank.iter().enumerate() {
-            if let Some(&(_, j)) = rank.get(k + 2 * AHEAD) {
-                prefetch(&made[j as usize].node);
+        // The beam in rank order, each state's cell appended to the
+        // arena, its key kept (on every core when wide).
+        let base = arena.len();
+        let w = rank.len();
+        let filler = made[rank[0].1 as usize].node;
+        beam.resize(w, filler);
+        arena.resize(base + w, (NONE, 0));
+        beam_keys.resize(w, 0);
+        let gather = |from: usize,
+                      part: &[(u64, u32)],
+                      beam: &mut [Node],
+                      cells: &mut [(u32, u8)],
+                      bkeys: &mut [u64]| {
+            for (k, &(_, i)) in part.iter().enumerate() {
+                if let Some(&(_, j)) = part.get(k + AHEAD) {
+                    let c: *const Node = &made[j as usize].node;
+                    prefetch(c);
+                    prefetch(c.cast::<u8>().wrapping_add(64));
+                }
+                let mut c = made[i as usize].node;
+                cells[k] = (c.at, c.cur);
+                c.at = (base + from + k) as u32;
+                bkeys[k] = c.hash ^ keys.cursor[c.cur as usize];
+                beam[k] = c;
             }
-            if let Some(&(_, j)) = rank.get(k + AHEAD) {
-                let c = &made[j as usize].node;
-                visited.prefetch(c.hash ^ keys.cursor[c.cur as usize]);
-            }
-            let mut c = made[i as usize].node;
-            visited.insert(c.hash ^ keys.cursor[c.cur as usize]);
-            arena.push((c.at, c.cur));
-            c.at = arena.len() as u32 - 1;
-            beam.push(c);
+        };
+        if w < PARALLEL_FROM / 2 || rayon::current_num_threads() < 2 {
+            gather(0, &rank, &mut beam, &mut arena[base..], &mut beam_keys);
+        } else {
+            let chunk = w.div_ceil(rayon::current_num_threads() * 4);
+            beam.par_chunks_mut(chunk)
+                .zip(arena[base..].par_chunks_mut(chunk))
+                .zip(beam_keys.par_chunks_mut(chunk))
+                .zip(rank.par_chunks(chunk))
+                .enumerate()
+                .for_each(|(k, (((b, c), v), r))| gather(k * chunk, r, b, c, v));
         }
+        visited.insert_all(&beam_keys);
     }
     let (value, combos_found, at, _) = best.unwrap_or((0.0, 0, 0, 0));
     let mut path = Vec::new();
@@ -1264,7 +1563,9 @@ impl Ctx<'_> {
         let (cols, rows) = if t.combos == 0 {
             swapped
         } else {
-            spreads(self.g, after)
+            let s = spreads_of(self.g, after, self.with_triples);
+            debug_assert_eq!(s, spreads(self.g, after));
+            s
         };
         w.combo * n + 30.0 * (v - n) - w.wasted_triple * lost as f64 + w.pass * t.passes as f64
             - w.column * (swapped.0 + cols) as f64
@@ -1370,6 +1671,24 @@ fn spreads(g: &Geometry, b: &Bits) -> (u32, u32) {
     (cols, rows)
 }
 
+/// [`spreads`] over the colours of `colours` (a bit each) only: the
+/// colours with a triple on the board searched (swaps and clears never
+/// give a colour more orbs, so the others never span anything).
+#[inline]
+fn spreads_of(g: &Geometry, b: &Bits, colours: u32) -> (u32, u32) {
+    let (mut cols, mut rows) = (0, 0);
+    let mut todo = colours;
+    while todo != 0 {
+        let c = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let m = b.masks[c];
+        let m = if m.count_ones() >= 3 { m } else { 1 };
+        cols += Bits::mask_columns(g, m);
+        rows += Bits::mask_rows(g, m);
+    }
+    (cols, rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1462,7 +1781,8 @@ mod tests {
                 assert_eq!(fast.insert(k), naive.insert(k.max(1)), "round {round}");
             }
             assert_eq!(fast.len, naive.len());
-            fast.clear();
+            // Emptied at a size too small for the next round: it grows.
+            fast.reset(100);
             naive.clear();
         }
     }
@@ -1671,6 +1991,74 @@ mod tests {
 
     /// The rank key sorts as the evaluations from the best, and the count
     /// per key matches the standard map.
+    /// The radix sort of the ranks gives the order of a sort of the
+    /// pairs, on ranks as a round makes them (few values) and on any.
+    #[test]
+    fn radix_sort_of_ranks() {
+        let mut r = SplitMix64::new(11);
+        let mut spare = Vec::new();
+        for round in 0..40 {
+            let n = r.below(5000);
+            let mut v: Vec<(u64, u32)> = (0..n as u32)
+                .map(|i| {
+                    let key = match round % 3 {
+                        0 => rank_key(r.below(600) as f64 * 0.5 - 150.0),
+                        1 => r.next_u64(),
+                        _ => rank_key(-(r.below(4) as f64)),
+                    };
+                    (key, i)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            sort_ranked(&mut v, &mut spare);
+            assert_eq!(v, want, "round {round}");
+        }
+    }
+
+    /// The key sets in parts: the first of each key kept, the same keys
+    /// inside after, on one thread or two (a list long enough for the
+    /// parts to run in parallel and one that is not).
+    #[test]
+    fn key_sets_keep_the_first_of_each() {
+        for n in [300, 5000] {
+            let mut r = SplitMix64::new(n as u64);
+            let list: Vec<u64> = (0..n)
+                .map(|_| match r.below(10) {
+                    0 => 0,
+                    _ => (r.below(n / 2) as u64).wrapping_mul(0x2545_f491_4f6c_dd1d),
+                })
+                .collect();
+            let mut seen = std::collections::HashSet::new();
+            let want: Vec<bool> = list.iter().map(|&k| seen.insert(k.max(1))).collect();
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a pool");
+                let (keep, sets) = pool.install(|| {
+                    let mut sets = KeySets::new();
+                    let mut keep = Vec::new();
+                    // Twice: the second must forget the first.
+                    sets.first_of_each(n, |i| list[i] ^ 1, &mut keep);
+                    sets.first_of_each(n, |i| list[i], &mut keep);
+                    let mut all = KeySets::new();
+                    all.insert_all(&list);
+                    (keep, all)
+                });
+                let got: Vec<bool> = (0..n).map(|i| keep[i / 64] >> (i % 64) & 1 == 1).collect();
+                assert_eq!(got, want, "{n} keys, {threads} threads");
+                for &k in &list {
+                    assert!(sets.contains(k));
+                    assert_eq!(
+                        sets.contains(k ^ 0x8000_0000_0000_0001),
+                        seen.contains(&(k ^ 0x8000_0000_0000_0001).max(1))
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn rank_keys_and_plan_counts() {
         let evals = [-1e9, -30.5, -1.0, -0.0, 0.0, 0.25, 1.0, 29.0, 30.0, 1e9];
