@@ -47,3 +47,17 @@ fn fixed_width_signatures_on_one_thread_and_two() {
         );
     }
 }
+
+/// A width or thread count of 0 is refused with one line, before any search.
+#[test]
+fn bench_refuses_a_zero_width_or_thread_count() {
+    for flag in ["--width", "--threads"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridbot"))
+            .args(["bench", "pad", "--boards", "no-such-file.txt", flag, "0"])
+            .output()
+            .expect("run gridbot");
+        assert_eq!(out.status.code(), Some(2), "{flag} 0");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("must be at least 1"), "{flag} 0: {err}");
+    }
+}

@@ -73,11 +73,11 @@ pub struct SearchArgs {
     budget_ms: u64,
     /// Fixed beam width instead of a time budget (deterministic); for
     /// `bench tetris`: the field width (default 10).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     pub width: Option<usize>,
     /// Worker threads (the portfolio size); default: all cores, at most 2;
     /// for `bench tetris`: games in parallel (default 1).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     pub threads: Option<usize>,
 }
 
@@ -93,6 +93,15 @@ impl SearchArgs {
             nodes: None,
             threads: default_threads(self.threads),
         }
+    }
+}
+
+/// A count that must be 1 or more (a width or a number of threads).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
     }
 }
 
