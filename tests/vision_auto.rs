@@ -185,8 +185,10 @@ fn read_case(
 }
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
-/// raise it as the finder improves; the target is [`TARGET`]).
-const FLOOR: f64 = 0.963;
+/// raise it as the finder improves; the target is [`TARGET`]). 0.963 until
+/// the synthetic tiles included diamonds (`Shape::Diamond`): seed 1018, a
+/// 19x12 board of diamonds, is refused (93.58 %).
+const FLOOR: f64 = 0.935;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 
@@ -331,11 +333,14 @@ fn given_sizes_make_up_no_board() {
     );
 }
 
-/// `given_sizes_make_up_no_board` today: 94.90 %, 224 exact (free: 93.46 %).
-const HINTED_FLOOR: f64 = 0.947;
+/// `given_sizes_make_up_no_board` today: 94.63 %, 222 exact (free: 93.12 %;
+/// before diamonds were drawn, 94.90 % and 93.46 %).
+const HINTED_FLOOR: f64 = 0.946;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
-/// `vision-games`): 93.46 % of cells, 2 boards of a wrong size
+/// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
+/// diamonds drawn, `vision-diamonds`: 93.12 %, 2; 89.10 % before blob
+/// lattices were spared the side test)
 /// (`vision-holes`: 93.16 %, 7).
 const HELD_OUT_FLOOR: f64 = 0.930;
 const HELD_OUT_WRONG_SIZE: usize = 2;
@@ -614,7 +619,8 @@ fn pad_phone_fixtures_read_with_and_without_sizes() {
 /// under Xvfb on branch `vision-games`; `klickety`, `kdiamond`, `kblocks`,
 /// KDE's SameGame, match-3 and Tetris, captured later: on main before
 /// `striped`, KDiamond and KBlocks' empty wallpaper read as made-up 3x3 and
-/// 3x6 boards): none reads as a wrong board (a
+/// 3x6 boards; KDiamond's diamonds read since full blob lattices need no
+/// strong box sides): none reads as a wrong board (a
 /// board of another size or with a wrong cell, or a board on the new-game
 /// menu); the ones that read right on that branch stay right (pieces drawn
 /// on a backdrop: `backdrop` and `read_on_backdrop` in calibrate.rs).
@@ -679,6 +685,8 @@ fn unseen_games_never_read_as_a_wrong_board() {
         "klickety/easy-start",
         "kblocks/idle",
         "kdiamond/veryhard-dialog",
+        "kdiamond/veryhard",
+        "kdiamond/veryeasy-small",
     ] {
         assert!(
             read_right.iter().any(|n| n == must),

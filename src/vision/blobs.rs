@@ -49,7 +49,8 @@ pub struct BlobParams {
     pub min_side: usize,
     /// Largest ratio of the long to the short side of a blob's box.
     pub max_aspect: f64,
-    /// Least fraction of its box a blob covers.
+    /// Least fraction of its box a blob covers (a diamond's face, less
+    /// its boundary pixels and facets, covers 0.24-0.32).
     pub min_fill: f64,
     /// Blobs within this factor of a class's size belong to it.
     pub size_spread: f64,
@@ -80,7 +81,7 @@ impl Default for BlobParams {
             edge: 24,
             min_side: 6,
             max_aspect: 1.35,
-            min_fill: 0.3,
+            min_fill: 0.2,
             size_spread: 1.18,
             min_blobs: 6,
             classes: 4,

@@ -1466,7 +1466,18 @@ fn blob_candidates(
             hints.cols.is_none_or(|c| c == l.x.count) && hints.rows.is_none_or(|r| r == l.y.count)
         })
         .filter(|l| (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch)))
-        .filter_map(|l| judged(img, edges, axis(l.x), axis(l.y), hints, params, false).ok())
+        .filter_map(|l| {
+            judged(
+                img,
+                edges,
+                axis(l.x),
+                axis(l.y),
+                hints,
+                params,
+                Source::Blobs,
+            )
+            .ok()
+        })
         .map(|f| FoundGrid {
             from_blobs: true,
             ..f
@@ -1732,7 +1743,7 @@ fn evaluate(
     let mut why = String::new();
     for xs in &xa {
         for ys in &ya {
-            match judged(img, edges, *xs, *ys, hints, params, true) {
+            match judged(img, edges, *xs, *ys, hints, params, Source::Edges) {
                 Ok(f) => found.push(f),
                 Err(e) => why = e,
             }
@@ -1745,6 +1756,18 @@ fn evaluate(
     }
 }
 
+/// Where a lattice judged by [`judged`] came from.
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    /// The edge combs: trimmed by its edges as well as by its cells, and
+    /// held to strong edges at the tile sides.
+    Edges,
+    /// A lattice of equal blobs, each closed by its own edges: no test of
+    /// the sides (tiles whose outline is not upright, diamonds or
+    /// hexagons, have weak edges at their box sides).
+    Blobs,
+}
+
 /// Samples, trims and tests one lattice (step 7 of the module docs): the
 /// found grid with its score, or why it is no board.
 fn judged(
@@ -1754,18 +1777,22 @@ fn judged(
     ys: Axis,
     hints: Hints,
     params: &FindParams,
-    by_edges: bool,
+    source: Source,
 ) -> Result<FoundGrid, String> {
     let (mut xs, mut ys) = (xs, ys);
     let mut cells = sample_cells(img, &xs, &ys, params);
     trim(&mut cells, &mut xs, &mut ys, hints, params);
-    if by_edges {
+    if source == Source::Edges {
         trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
     }
     let (xs, ys) = (&xs, &ys);
     let sides = side_ratio(edges, xs, ys);
+    let min_sides = match source {
+        Source::Blobs => 0.0,
+        Source::Edges => params.min_periodicity,
+    };
     match score_lattice(&cells, xs, ys, params)
-        .filter(|_| sides >= params.min_periodicity)
+        .filter(|_| sides >= min_sides)
         .filter(|s| gaps_plain(img, &cells, xs, ys, s.2))
     {
         Some((score, uniform, contrast)) => {

@@ -60,6 +60,8 @@ pub enum Shape {
     Rounded,
     Circle,
     Gem,
+    /// A square turned 45 degrees, corners on the box sides (KDiamond).
+    Diamond,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +216,13 @@ impl Style {
             _ if rng.chance(0.3) => 0.0,
             _ => rng.f64(0.02, 0.2),
         };
+        // Half the gems are diamonds, picked without a draw of their own so
+        // every other case stays the one it was.
+        let shape = if shape == Shape::Gem && pitch.fract() < 0.5 {
+            Shape::Diamond
+        } else {
+            shape
+        };
         Style {
             width,
             height,
@@ -325,6 +334,7 @@ fn tile_sdf(shape: Shape, x: f64, y: f64, r: f64) -> f64 {
         Shape::Circle => x.hypot(y) - r,
         // Octagon: a square with its corners cut.
         Shape::Gem => rounded(0.0).max((ax + ay) * std::f64::consts::FRAC_1_SQRT_2 - 0.92 * r),
+        Shape::Diamond => (ax + ay - r) * std::f64::consts::FRAC_1_SQRT_2,
     }
 }
 
@@ -443,7 +453,7 @@ fn draw_tile(
                 continue;
             }
             let mut c = scale_colour(base, 1.0 + style.shading * (0.5 - (dy + r) / size));
-            if style.shape == Shape::Gem {
+            if matches!(style.shape, Shape::Gem | Shape::Diamond) {
                 // Facets: the outer band a little darker, the table lighter.
                 if d > -0.18 * size {
                     c = scale_colour(c, 0.88);
