@@ -694,3 +694,27 @@ fn unseen_games_never_read_as_a_wrong_board() {
         );
     }
 }
+
+/// Swell Foop mid-game with no calibration: the small board's empty right
+/// column and the margins of black around the tiles (under a pitch wide)
+/// are read to the window's border (`framed`: the frame seen less than a
+/// line away), not refused; the normal board as before.
+#[test]
+fn swellfoop_mid_game_reads_to_its_frame() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for name in ["swellfoop-small/c4-mid", "swellfoop-normal/c4-mid"] {
+        let png = root.join(format!("{name}.png"));
+        let img = gridbot::vision::load_image(&png).expect("fixture loads");
+        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
+        let want: Board = text.trim().parse().expect("board label");
+        let (r, _) = read_auto(&img, &CalibrateOptions::find("samegame", Hints::default()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let b = &r.board;
+        assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()), "{name}");
+        assert_eq!(
+            score(&want, b, &[]).right,
+            want.rows() * want.cols(),
+            "{name}: {b}"
+        );
+    }
+}

@@ -2101,9 +2101,11 @@ fn frame_seen_within(
 
 /// A lattice whose outer lines are mostly empty, grown over lines that read
 /// as tiles and empty cells until the board's frame is seen on all four
-/// sides ([`frame_seen`], with no tile in the line beyond); `None` when a
-/// side meets anything else first (an unreadable cell, the picture's edge
-/// with no frame). A collapse board
+/// sides ([`frame_seen`], with no tile in the line beyond), or, where the
+/// line beyond does not fit or does not read as tiles and background, until
+/// the frame is seen less than a line away (a margin too thin to hold
+/// another line); `None` when a side meets anything else first (an
+/// unreadable cell, the picture's edge with no frame). A collapse board
 /// mid-game has empty rows on top and columns on the right, and its stacks
 /// of tiles alone do not tell where it ends; its empty background does,
 /// when something else borders it.
@@ -2124,13 +2126,25 @@ fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<
             if !tiles && frame_seen(img, &cur, rows, before, limit) {
                 break;
             }
-            if !may_grow(&cur, opts, rows) {
+            // No room for the line beyond, or it reads as something else
+            // than tiles and background (UI): the board ends here when
+            // that something is less than a line away (a margin of
+            // background too thin to hold another line, then its border).
+            let grows = next
+                .as_ref()
+                .is_some_and(|(_, line)| line.iter().all(|&v| v == EMPTY || v <= 9));
+            if !tiles && !grows {
+                let g = &cur.grid;
+                let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
+                let reach = (0.9 * pitch).max(4.0) as usize;
+                if frame_seen_within(img, &cur, rows, before, limit, reach) {
+                    break;
+                }
+            }
+            if !may_grow(&cur, opts, rows) || !grows {
                 return None;
             }
-            let (next, line) = next?;
-            if !line.iter().all(|&v| v == EMPTY || v <= 9) {
-                return None;
-            }
+            let (next, _) = next?;
             cur = next;
         }
     }
