@@ -186,9 +186,11 @@ fn read_case(
 
 /// What the finder and reader reach today on the pinned seeds (a ratchet:
 /// raise it as the finder improves; the target is [`TARGET`]). 0.963 until
-/// the synthetic tiles included diamonds (`Shape::Diamond`): seed 1018, a
-/// 19x12 board of diamonds, is refused (93.58 %).
-const FLOOR: f64 = 0.935;
+/// the synthetic tiles included diamonds (`Shape::Diamond`); with them
+/// 93.58 % (seed 1018, diamonds on a checker, refused), 98.04 % once a
+/// refused lattice of blobs is tried again half a pitch off (`dual` in
+/// `blob_candidates`).
+const FLOOR: f64 = 0.980;
 /// The bar: 99.9 % of cells right.
 const TARGET: f64 = 0.999;
 
@@ -333,16 +335,16 @@ fn given_sizes_make_up_no_board() {
     );
 }
 
-/// `given_sizes_make_up_no_board` today: 94.63 %, 222 exact (free: 93.12 %;
+/// `given_sizes_make_up_no_board` today: 95.71 %, 222 exact (free: 94.20 %;
 /// before diamonds were drawn, 94.90 % and 93.46 %).
-const HINTED_FLOOR: f64 = 0.946;
+const HINTED_FLOOR: f64 = 0.957;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
 /// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
-/// diamonds drawn, `vision-diamonds`: 93.12 %, 2; 89.10 % before blob
-/// lattices were spared the side test)
+/// diamonds drawn, `vision-diamonds`: 94.20 %, 2; 89.10 % before blob
+/// lattices were spared the side test and tried half a pitch off)
 /// (`vision-holes`: 93.16 %, 7).
-const HELD_OUT_FLOOR: f64 = 0.930;
+const HELD_OUT_FLOOR: f64 = 0.941;
 const HELD_OUT_WRONG_SIZE: usize = 2;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).

@@ -1460,24 +1460,47 @@ fn blob_candidates(
         count: a.count,
         tile: a.size.clamp(params.min_tile * a.pitch, a.pitch),
     };
+    // Diamonds tile the plane with the backdrop between them in diamonds
+    // of their own size, on the lattice offset by half a pitch both ways:
+    // when a lattice of blobs is refused (its cells one backdrop colour, or
+    // two in a checker), the lattice half a pitch off (a line longer each
+    // way, trimmed by `judged`) is tried.
+    let dual = |l: &BlobLattice| {
+        let half = |a: BlobAxis| BlobAxis {
+            first: a.first - 0.5 * a.pitch,
+            count: a.count + 1,
+            ..a
+        };
+        BlobLattice {
+            x: half(l.x),
+            y: half(l.y),
+            ..*l
+        }
+    };
+    let fits = |l: &BlobLattice| {
+        hints.cols.is_none_or(|c| c == l.x.count)
+            && hints.rows.is_none_or(|r| r == l.y.count)
+            && (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch))
+    };
+    let judge = |l: &BlobLattice| {
+        fits(l)
+            .then(|| {
+                judged(
+                    img,
+                    edges,
+                    axis(l.x),
+                    axis(l.y),
+                    hints,
+                    params,
+                    Source::Blobs,
+                )
+                .ok()
+            })
+            .flatten()
+    };
     picture_blob_lattices(img, params)
-        .into_iter()
-        .filter(|l| {
-            hints.cols.is_none_or(|c| c == l.x.count) && hints.rows.is_none_or(|r| r == l.y.count)
-        })
-        .filter(|l| (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch)))
-        .filter_map(|l| {
-            judged(
-                img,
-                edges,
-                axis(l.x),
-                axis(l.y),
-                hints,
-                params,
-                Source::Blobs,
-            )
-            .ok()
-        })
+        .iter()
+        .filter_map(|l| judge(l).or_else(|| judge(&dual(l))))
         .map(|f| FoundGrid {
             from_blobs: true,
             ..f
