@@ -281,11 +281,7 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
 fn held_out_screenshots_make_up_no_more_boards() {
     let seeds: Vec<u64> = (1160..1400).collect();
     let (acc, all) = tally(&seeds);
-    assert!(
-        all.wrong_size <= HELD_OUT_WRONG_SIZE,
-        "{} boards of a wrong size",
-        all.wrong_size
-    );
+    assert_eq!(all.wrong_size, 0, "boards of a wrong size");
     assert!(
         acc >= HELD_OUT_FLOOR,
         "held-out cells right {:.4}%",
@@ -341,11 +337,12 @@ const HINTED_FLOOR: f64 = 0.957;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
 /// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
-/// diamonds drawn, `vision-diamonds`: 94.20 %, 2; 89.10 % before blob
-/// lattices were spared the side test and tried half a pitch off)
+/// diamonds drawn, `vision-diamonds`: 89.10 % before blob lattices were
+/// spared the side test and tried half a pitch off, 94.20 % and 2 after;
+/// 94.60 % and **none** once the alternation test needed six boundaries
+/// and a backdrop round a corner was trimmed)
 /// (`vision-holes`: 93.16 %, 7).
-const HELD_OUT_FLOOR: f64 = 0.941;
-const HELD_OUT_WRONG_SIZE: usize = 2;
+const HELD_OUT_FLOOR: f64 = 0.945;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
 fn wrong_cells(

@@ -1846,9 +1846,10 @@ fn varied(board: &Board) -> bool {
 /// one line says "lines of UI or text, not tiles".
 const CONFINED_ODDS: f64 = 20.0;
 
-/// Lattice `found` without blocks of outer rows and columns whose tile
-/// colours (`values`: each cell's reading with the palette learned on the
-/// whole lattice, row-major) are seen nowhere else in it, or (when `bare`)
+/// Lattice `found` without blocks of outer rows and columns (on one side,
+/// or up to three lines on each of two sides that meet at a corner) whose
+/// tile colours (`values`: each cell's reading with the palette learned on
+/// the whole lattice, row-major) are seen nowhere else in it, or (when `bare`)
 /// that hold no tile at all, dropped from the outside in while at least
 /// `min_cells` lines stay; sizes given as hints are kept. None when no line
 /// is dropped.
@@ -1908,6 +1909,28 @@ fn trimmed(
                 cut = Some((r0, r1, c0 + k, c1));
             } else if foreign(colours(r0, r1, c1 - k, c1), colours(r0, r1, c0, c1 - k)) {
                 cut = Some((r0, r1, c0, c1 - k));
+            }
+        }
+        // Rows on one side and columns on a side next to it whose colours
+        // are seen nowhere inside both (a backdrop the lattice ran over
+        // round a corner of the board): the fewest lines.
+        if cut.is_none() && rows_free && cols_free {
+            let mut best = usize::MAX;
+            for (top, left) in [(true, true), (true, false), (false, true), (false, false)] {
+                for a in 1..=3.min(r1 - r0 - min) {
+                    for b in 1..=3.min(c1 - c0 - min) {
+                        let (ir0, ir1) = if top { (r0 + a, r1) } else { (r0, r1 - a) };
+                        let (ic0, ic1) = if left { (c0 + b, c1) } else { (c0, c1 - b) };
+                        let frame = colours(r0, ir0, c0, c1)
+                            | colours(ir1, r1, c0, c1)
+                            | colours(r0, r1, c0, ic0)
+                            | colours(r0, r1, ic1, c1);
+                        if a + b < best && foreign(frame, colours(ir0, ir1, ic0, ic1)) {
+                            best = a + b;
+                            cut = Some((ir0, ir1, ic0, ic1));
+                        }
+                    }
+                }
             }
         }
         match cut {

@@ -1059,6 +1059,12 @@ fn score_lattice(
 fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
     [true, false]
         .iter()
+        // Fewer than six boundaries of the odd parity (a board of 4 lines
+        // by 3 has three) alternate by chance too often to tell.
+        .filter(|&&h| {
+            let (n_out, n_in) = if h { (rows, cols) } else { (cols, rows) };
+            n_out * (n_in.saturating_sub(1) / 2) >= 6
+        })
         .any(|&h| match parity_stats(cells, rows, cols, h) {
             Some([(d0, s0), (d1, s1)]) => {
                 d0.min(d1) < 0.3 * d0.max(d1) || (s0.max(s1) >= 0.9 && s0.min(s1) <= 0.75)
