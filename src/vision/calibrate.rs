@@ -2328,6 +2328,14 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
             board.cols()
         )));
     }
+    if let Some((line, p)) = repeats(board) {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice repeats itself every {p} {line}{}: the same UI over and over, not tiles",
+            board.rows(),
+            board.cols(),
+            if p > 1 { "s" } else { "" }
+        )));
+    }
     let repeated = counts.iter().any(|&c| c >= 2);
     if colours < 2 || (2 * empty > cells.len() && !sized) || !repeated {
         return Err(VisionError::NoBoard(format!(
@@ -2422,6 +2430,28 @@ fn striped(board: &Board) -> Option<&'static str> {
         return Some("column");
     }
     None
+}
+
+/// The shortest period (in columns, or in rows) with which the whole board
+/// repeats itself, when one repeats it over 12 or more cells: `Some(("column",
+/// p))` when every column equals the one `p` to its right (`?` matching
+/// anything). A row of the same buttons, or the same word on each of them,
+/// read as a board (dealt tiles repeat a whole board over 12 cells with odds
+/// under one in 4000 at two colours). `p` is at most half the length, and
+/// boards with no tile are left to the other checks.
+fn repeats(board: &Board) -> Option<(&'static str, usize)> {
+    let (rows, cols) = (board.rows(), board.cols());
+    let same = |a: u8, b: u8| a == b || a == UNKNOWN || b == UNKNOWN;
+    let period = |len: usize, across: usize, at: &dyn Fn(usize, usize) -> u8| {
+        (1..=len / 2).find(|&p| {
+            across * (len - p) >= 12
+                && (0..len - p).all(|i| (0..across).all(|j| same(at(i, j), at(i + p, j))))
+        })
+    };
+    if let Some(p) = period(cols, rows, &|c, r| board.get(r, c)) {
+        return Some(("column", p));
+    }
+    period(rows, cols, &|r, c| board.get(r, c)).map(|p| ("row", p))
 }
 
 /// The cells of the line `depth` lines in from side `side` of a
@@ -2592,6 +2622,35 @@ mod tests {
         let b: Board = "000/000/111".parse().expect("board text");
         assert!(plausible(&b, false).is_err());
         assert!(plausible(&b, true).is_err());
+    }
+
+    #[test]
+    fn a_board_repeating_itself_is_ui() {
+        let repeats_of = |t: &str| repeats(&t.parse().expect("board text"));
+        // The word on three buttons (held-out seed 1112 read it as 3x8).
+        assert_eq!(
+            repeats_of("00100100/10110110/00100100"),
+            Some(("column", 3))
+        );
+        assert_eq!(repeats_of("0120/12?1/0120/1201/0120"), Some(("row", 2)));
+        let b: Board = "00100100/10110110/00100100".parse().expect("board text");
+        assert!(plausible(&b, false).is_err());
+        // Under 12 cells repeated: chance, not UI.
+        assert_eq!(repeats_of("012/012/120"), None);
+        // Dealt boards: none of 3000 (3-6 colours, 3-12 a side) repeats.
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for _ in 0..3000 {
+            let (rows, cols, k) = (3 + rng.below(10), 3 + rng.below(10), 3 + rng.below(4));
+            let text: Vec<String> = (0..rows)
+                .map(|_| {
+                    (0..cols)
+                        .map(|_| char::from(b'0' + rng.below(k) as u8))
+                        .collect()
+                })
+                .collect();
+            let b: Board = text.join("/").parse().expect("board text");
+            assert_eq!(repeats(&b), None, "{b}");
+        }
     }
 
     fn holes_of(text: &str) -> bool {
