@@ -96,3 +96,32 @@ impl Stop for CpuDeadline {
         Some((self.used().as_secs_f64() / total).min(1.0))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each thread counts its own CPU time: a spawned thread starts near 0
+    /// whatever the creating thread ran before.
+    #[test]
+    fn cpu_deadline_counts_each_threads_own_time() {
+        let spin = |d: Duration| {
+            let t0 = thread_cpu_time();
+            while thread_cpu_time() - t0 < d {}
+        };
+        spin(Duration::from_millis(30));
+        let dl = CpuDeadline::after(Duration::from_millis(20));
+        assert!(dl.spent().expect("a quantity") < 0.5);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert!(!dl.should_stop());
+                spin(Duration::from_millis(25));
+                assert!(dl.should_stop());
+                assert_eq!(dl.spent(), Some(1.0));
+            });
+        });
+        assert!(!dl.should_stop());
+        spin(Duration::from_millis(25));
+        assert!(dl.should_stop());
+    }
+}
