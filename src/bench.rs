@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::board::Board;
 use crate::games::{Budget, Game, GameError, NeverStop, Solution};
-use crate::platform::clock::Deadline;
+use crate::platform::clock::{CpuDeadline, Deadline};
 
 /// What one bench run may spend per board.
 #[derive(Debug, Clone, Copy)]
@@ -21,6 +21,9 @@ pub struct BenchBudget {
     /// Deterministic node limit.
     pub nodes: Option<u64>,
     pub threads: usize,
+    /// `time` is each worker thread's CPU time, not wall time
+    /// ([`CpuDeadline`]): a quiet machine simulated on a loaded one.
+    pub cpu_clock: bool,
 }
 
 /// The result of one board.
@@ -57,8 +60,13 @@ pub fn solve_timed(
     b: &BenchBudget,
 ) -> Result<(Solution, f64, f64), GameError> {
     let deadline;
+    let cpu_deadline;
     let never = NeverStop;
     let stop: &dyn crate::games::Stop = match b.time {
+        Some(t) if b.cpu_clock => {
+            cpu_deadline = CpuDeadline::after(t);
+            &cpu_deadline
+        }
         Some(t) => {
             deadline = Deadline::after(t);
             &deadline

@@ -465,3 +465,54 @@ fn a_search_cut_short_still_ends_the_game_and_beats_greedy() {
         );
     }
 }
+
+/// A clock of calls: every check is a tick, `spent` is ticks over `total`
+/// (a deterministic stand-in for a deadline that reports its share).
+struct TickClock {
+    ticks: std::sync::atomic::AtomicUsize,
+    total: usize,
+}
+
+impl gridbot::games::Stop for TickClock {
+    fn should_stop(&self) -> bool {
+        self.ticks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= self.total
+    }
+
+    fn spent(&self) -> Option<f64> {
+        let t = self.ticks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        Some((t as f64 / self.total as f64).min(1.0))
+    }
+}
+
+/// The schedule under a clock that reports its share: a probe, a fitted pass,
+/// a pass past its time gone on narrower; every game ends and none is worse
+/// than greedy.
+#[test]
+fn a_clock_schedule_ends_every_game_and_beats_greedy() {
+    let bits = BitBoard::<5>::from_board(&b(BENCH0)).expect("fits");
+    let p = SolverParams::preset(Scoring::PopStar);
+    let greedy = solve(&bits, Scoring::PopStar, &p, &Budget::width(1)).score;
+    for total in [10, 100, 1_000, 10_000] {
+        let clock = TickClock {
+            ticks: std::sync::atomic::AtomicUsize::new(0),
+            total,
+        };
+        let budget = Budget {
+            stop: &clock,
+            width: None,
+            nodes: None,
+            threads: 1,
+        };
+        let sol = solve(&bits, Scoring::PopStar, &p, &budget);
+        let last = sol.boards.last().expect("moves");
+        assert!(
+            Collapse::new(Scoring::PopStar).is_over(last),
+            "{total} ticks"
+        );
+        assert!(
+            sol.score >= greedy,
+            "{} < greedy {greedy} at {total} ticks",
+            sol.score
+        );
+    }
+}

@@ -50,6 +50,18 @@ pub struct BenchArgs {
     /// (default 0.2:0, no end search under --width).
     #[arg(long)]
     endgame: Option<String>,
+    /// Collapse: the widening schedule of the beam under a clock budget:
+    /// START:JUMP:FILL:CUT[:NARROW] (first width after the greedy pass, the
+    /// widening step, share of the time left a fitted pass is sized to, share
+    /// of the budget where a pass is cut, how much narrower a pass goes on
+    /// past its time; default 4:32:1:0.95:8).
+    #[arg(long)]
+    schedule: Option<String>,
+    /// The budget is each worker thread's CPU time, not wall time: what a
+    /// quiet machine would give, measured on a loaded one (comparisons of
+    /// schedules; scores are not the wall-clock figures).
+    #[arg(long)]
+    cpu_clock: bool,
     /// One JSON object a line, then a summary line.
     #[arg(long)]
     json: bool,
@@ -92,6 +104,7 @@ impl SearchArgs {
             width: self.width,
             nodes: None,
             threads: default_threads(self.threads),
+            cpu_clock: false,
         }
     }
 }
@@ -140,13 +153,21 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     if let Some(g) = match3 {
         return super::bench_match3::run(&g, boards_file, a.limit, a.json);
     }
-    let game = if a.portfolio.is_some() || a.endgame.is_some() {
-        games::collapse::Collapse::tuned(&a.game, a.portfolio.as_deref(), a.endgame.as_deref())?
+    let game = if a.portfolio.is_some() || a.endgame.is_some() || a.schedule.is_some() {
+        games::collapse::Collapse::tuned(
+            &a.game,
+            a.portfolio.as_deref(),
+            a.endgame.as_deref(),
+            a.schedule.as_deref(),
+        )?
     } else {
         games::by_name(&a.game)?
     };
     let boards = load_boards(boards_file, a.limit)?;
-    let budget = a.search.budget();
+    let budget = BenchBudget {
+        cpu_clock: a.cpu_clock,
+        ..a.search.budget()
+    };
     let bar = progress(boards.len() as u64, a.json);
     let mut results = Vec::with_capacity(boards.len());
     let mut out = std::io::stdout().lock();

@@ -45,6 +45,7 @@ pub fn exact_budget() -> BenchBudget {
         width: None,
         nodes: None,
         threads: 1,
+        cpu_clock: false,
     }
 }
 

@@ -34,12 +34,16 @@ impl Collapse {
 
 impl Collapse {
     /// The game named `name` with its preset, and the solver's portfolio
-    /// (`groups:colours,...` or a JSON list of weights) and end search
-    /// (`SHARE[:NODES]`, see [`SolverParams::endgame_share`]) when given.
+    /// (`groups:colours,...` or a JSON list of weights), end search
+    /// (`SHARE[:NODES]`, see [`SolverParams::endgame_share`]) and widening
+    /// schedule (`START:JUMP:FILL:CUT`, see [`SolverParams::start_width`],
+    /// [`SolverParams::max_jump`], [`SolverParams::fill`],
+    /// [`SolverParams::beam_cut`]) when given.
     pub fn tuned(
         name: &str,
         portfolio: Option<&str>,
         endgame: Option<&str>,
+        schedule: Option<&str>,
     ) -> Result<Box<dyn Game>, GameError> {
         let scoring = match name {
             "popstar" => Scoring::PopStar,
@@ -65,6 +69,36 @@ impl Collapse {
                 game.params.endgame_nodes = n.trim().parse().map_err(|_| bad())?;
             }
             if it.next().is_some() {
+                return Err(bad());
+            }
+        }
+        if let Some(spec) = schedule {
+            let bad = || {
+                GameError::BadParams(format!(
+                    "--schedule {spec}: want START:JUMP:FILL:CUT[:NARROW] (widths of 1 or more, FILL above 0, CUT in 0..=1)"
+                ))
+            };
+            let v: Vec<&str> = spec.split(':').map(str::trim).collect();
+            let (&[start, jump, fill, cut], narrow) = (&v[..4.min(v.len())], v.get(4)) else {
+                return Err(bad());
+            };
+            if v.len() > 5 {
+                return Err(bad());
+            }
+            if let Some(n) = narrow {
+                game.params.narrow = n.parse().map_err(|_| bad())?;
+            }
+            let p = &mut game.params;
+            p.start_width = start.parse().map_err(|_| bad())?;
+            p.max_jump = jump.parse().map_err(|_| bad())?;
+            p.fill = fill.parse().map_err(|_| bad())?;
+            p.beam_cut = cut.parse().map_err(|_| bad())?;
+            if p.start_width == 0
+                || p.narrow == 0
+                || p.max_jump < 2
+                || p.fill <= 0.0
+                || !(0.0..=1.0).contains(&p.beam_cut)
+            {
                 return Err(bad());
             }
         }

@@ -8,8 +8,10 @@
 //!
 //! What we add:
 //! - a greedy pass first, so any budget returns a complete line of play;
-//! - iterative widening (width doubles each pass) under a [`Budget`], keeping
-//!   the best complete game seen in any pass, including a pass cut short;
+//! - iterative widening under a [`Budget`]: a narrow probe pass, then a pass
+//!   sized from its time to fill the budget, keeping the best complete game
+//!   seen in any pass; a pass that runs past its time goes on narrower, and
+//!   one cut short still finishes its lines greedily;
 //! - a portfolio: each worker thread runs the search with its own evaluation
 //!   weights ([`EvalWeights`]); boards differ in which weighting suits them, so
 //!   two different searches beat one search twice as wide;
@@ -194,7 +196,8 @@ impl EvalWeights {
 /// Tunables of the collapse solver (plain data, named presets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SolverParams {
-    /// Width of the first beam pass; later passes double it.
+    /// Width of the first beam pass after the greedy one under a clock: a
+    /// probe whose time sizes the next pass (see `max_jump`).
     pub start_width: usize,
     /// Largest width a pass may use.
     pub max_width: usize,
@@ -202,6 +205,21 @@ pub struct SolverParams {
     pub portfolio: Vec<EvalWeights>,
     /// Share of the remaining budget the last pass is sized to fill.
     pub fill: f64,
+    /// Passes widen by this factor while the budget left would fit a pass
+    /// twice as wide again; then the next pass is sized to the budget left
+    /// (at most twice this factor wider than the pass before).
+    #[serde(default = "default_max_jump")]
+    pub max_jump: usize,
+    /// Share of a clock budget at which a beam pass is cut short. Passes are
+    /// sized to end at `1 - endgame_share`; one that runs over eats into the
+    /// end search's share up to here (cheaper than a cut, whose lines end
+    /// greedily).
+    #[serde(default = "default_beam_cut")]
+    pub beam_cut: f64,
+    /// A pass still going at `1 - endgame_share` goes on this many times
+    /// narrower until `beam_cut` (1: no narrowing; it runs on at full width).
+    #[serde(default = "default_narrow")]
+    pub narrow: usize,
     /// Share of a clock budget kept for the exact search of the end of each
     /// worker's best line ([`super::endgame`]); 0: none.
     #[serde(default)]
@@ -209,6 +227,18 @@ pub struct SolverParams {
     /// Nodes of that search under a width budget (no clock); 0: none.
     #[serde(default)]
     pub endgame_nodes: u64,
+}
+
+fn default_max_jump() -> usize {
+    32
+}
+
+fn default_beam_cut() -> f64 {
+    0.95
+}
+
+fn default_narrow() -> usize {
+    8
 }
 
 impl SolverParams {
@@ -226,10 +256,13 @@ impl SolverParams {
             Scoring::SameGame => vec![with_lone(0.5, 0.25, -3.0), EvalWeights::plain(1.0, 0.0)],
         };
         SolverParams {
-            start_width: 16,
+            start_width: 4,
             max_width: 1 << 20,
             portfolio,
             fill: 1.0,
+            max_jump: default_max_jump(),
+            beam_cut: default_beam_cut(),
+            narrow: default_narrow(),
             endgame_share: 0.2,
             endgame_nodes: 0,
         }
@@ -242,6 +275,9 @@ impl SolverParams {
             max_width: 1 << 20,
             portfolio: vec![EvalWeights::plain(1.0, 0.0)],
             fill: 1.0,
+            max_jump: default_max_jump(),
+            beam_cut: default_beam_cut(),
+            narrow: default_narrow(),
             endgame_share: 0.0,
             endgame_nodes: 0,
         }
@@ -338,6 +374,9 @@ struct Pass<'a, B> {
     seen: Vec<(u64, i32)>,
     /// Group points by size, and the kept colour (0 = none).
     points: Points,
+    /// A pass still going when its budget share is spent goes on this many
+    /// times narrower, until the stop ([`SolverParams::narrow`]).
+    narrow: usize,
     marker: std::marker::PhantomData<B>,
 }
 
@@ -400,6 +439,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
         let mut child_groups = Vec::new();
         let mut kept = B::Kept::default();
         let mut complete = true;
+        let mut greedy_finish = false;
         let mut width = width;
         for r in (0..=total).rev() {
             let mut bucket = std::mem::take(&mut buckets[r]);
@@ -408,12 +448,22 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
             }
             Self::prune(&mut bucket, width);
             for node in bucket {
-                if complete && (self.budget.stop.should_stop() || self.nodes >= node_cap) {
+                if !greedy_finish && (self.nodes >= node_cap || self.budget.stop.should_stop()) {
                     // Out of budget: finish the pass greedily (width 1) from
                     // the best state of each remaining bucket, so a pass cut
                     // short still yields its deepest lines instead of nothing.
                     complete = false;
+                    greedy_finish = true;
                     width = 1;
+                    break;
+                }
+                if complete && self.narrow > 1 && self.budget.stop.spent().is_some_and(|s| s >= 1.0)
+                {
+                    // Past the time the pass was sized for (it was slower
+                    // than the pass before foretold): the rest of it goes on
+                    // narrower, so it ends before the cut.
+                    complete = false;
+                    width = (width / self.narrow).max(1);
                     break;
                 }
                 let hist = if node.parent == NO_PARENT && node.rep == u16::MAX {
@@ -517,6 +567,7 @@ fn worker<B: SolverBoard>(
     let share = Share {
         inner: budget.stop,
         until: 1.0 - params.endgame_share,
+        cut: params.beam_cut.max(1.0 - params.endgame_share),
     };
     let beam_budget = Budget {
         stop: &share,
@@ -533,6 +584,7 @@ fn worker<B: SolverBoard>(
         census: Census::default(),
         seen: Vec::new(),
         points: Points::new(scoring, root.remaining() as usize, target),
+        narrow: params.narrow,
         marker: std::marker::PhantomData,
     };
     let mut stats = SearchStats::default();
@@ -560,10 +612,14 @@ fn worker<B: SolverBoard>(
     pass.nodes = greedy.nodes;
     stats.passes = 1;
     stats.width = 1;
-    // A fixed width: one pass. A budget: widths double while they fit, and the
-    // last pass is sized to the budget left (from the cost of the one before),
-    // so most of the budget goes to the widest pass rather than to a pass that
-    // is cut short and lost.
+    // A fixed width: one pass. A budget: a narrow probe, then passes widen by
+    // `max_jump` while the budget left would fit one twice as wide again, and
+    // the last pass is sized to the budget left (from the cost of the one
+    // before), so most of the budget goes to the widest pass (narrower passes
+    // are mostly lost time: with 16, 32 and then the fit, the last pass had
+    // about half of the clock).  The fit from a short probe is rough on a
+    // loaded machine; a pass that overruns goes on narrower (`narrow`) into
+    // the end search's share until `beam_cut`, not greedily.
     let mut w = budget.width.unwrap_or(params.start_width).max(1);
     loop {
         pass.history.clear();
@@ -587,8 +643,9 @@ fn worker<B: SolverBoard>(
         let next = match (before, budget.stop.spent()) {
             (Some(f0), Some(f1)) if f1 > f0 => {
                 let fit = (w as f64 * (1.0 - f1) * params.fill / (f1 - f0)) as usize;
-                if fit >= 4 * w {
-                    2 * w
+                let jump = params.max_jump.max(2) * w;
+                if fit >= 2 * jump {
+                    jump
                 } else {
                     fit
                 }
@@ -622,15 +679,17 @@ fn worker<B: SolverBoard>(
     (best_total, best_line, stats)
 }
 
-/// A stop that comes when `inner` has spent `until` of its budget.
+/// The part of `inner`'s budget up to `until` (what [`Stop::spent`] reports
+/// against); it stops when `inner` has spent `cut` (at least `until`).
 struct Share<'a> {
     inner: &'a dyn Stop,
     until: f64,
+    cut: f64,
 }
 
 impl Stop for Share<'_> {
     fn should_stop(&self) -> bool {
-        self.inner.should_stop() || self.inner.spent().is_some_and(|s| s >= self.until)
+        self.inner.should_stop() || self.inner.spent().is_some_and(|s| s >= self.cut)
     }
 
     fn spent(&self) -> Option<f64> {
