@@ -442,28 +442,31 @@ impl gridbot::games::Stop for StopAfter {
 #[test]
 fn a_search_cut_short_still_ends_the_game_and_beats_greedy() {
     let cb = CBoard::<160>::from_board(&b(BENCH0)).expect("fits");
-    let p = SolverParams::preset(Scoring::PopStar);
-    let greedy = solve(&cb, Scoring::PopStar, &p, &Budget::width(1)).score;
     for checks in [1, 50, 5000] {
         let stop = StopAfter(std::sync::atomic::AtomicUsize::new(checks));
-        let budget = Budget {
-            stop: &stop,
-            width: None,
-            nodes: None,
-            threads: 1,
-        };
-        let sol = solve(&cb, Scoring::PopStar, &p, &budget);
-        let last = sol.boards.last().expect("moves");
-        assert!(
-            Collapse::new(Scoring::PopStar).is_over(last),
-            "after {checks} checks"
-        );
-        assert!(
-            sol.score >= greedy,
-            "{} < greedy {greedy} after {checks} checks",
-            sol.score
-        );
+        ends_and_beats_greedy(&cb, &stop, &format!("after {checks} checks"));
     }
+}
+
+/// Solved on one thread under `stop`, board `root` plays to its end and
+/// scores at least the greedy line.
+fn ends_and_beats_greedy<B: SolverBoard>(root: &B, stop: &dyn gridbot::games::Stop, when: &str) {
+    let p = SolverParams::preset(Scoring::PopStar);
+    let greedy = solve(root, Scoring::PopStar, &p, &Budget::width(1)).score;
+    let budget = Budget {
+        stop,
+        width: None,
+        nodes: None,
+        threads: 1,
+    };
+    let sol = solve(root, Scoring::PopStar, &p, &budget);
+    let last = sol.boards.last().expect("moves");
+    assert!(Collapse::new(Scoring::PopStar).is_over(last), "{when}");
+    assert!(
+        sol.score >= greedy,
+        "{} < greedy {greedy} {when}",
+        sol.score
+    );
 }
 
 /// A clock of calls: every check is a tick, `spent` is ticks over `total`
@@ -490,29 +493,11 @@ impl gridbot::games::Stop for TickClock {
 #[test]
 fn a_clock_schedule_ends_every_game_and_beats_greedy() {
     let bits = BitBoard::<5>::from_board(&b(BENCH0)).expect("fits");
-    let p = SolverParams::preset(Scoring::PopStar);
-    let greedy = solve(&bits, Scoring::PopStar, &p, &Budget::width(1)).score;
     for total in [10, 100, 1_000, 10_000] {
         let clock = TickClock {
             ticks: std::sync::atomic::AtomicUsize::new(0),
             total,
         };
-        let budget = Budget {
-            stop: &clock,
-            width: None,
-            nodes: None,
-            threads: 1,
-        };
-        let sol = solve(&bits, Scoring::PopStar, &p, &budget);
-        let last = sol.boards.last().expect("moves");
-        assert!(
-            Collapse::new(Scoring::PopStar).is_over(last),
-            "{total} ticks"
-        );
-        assert!(
-            sol.score >= greedy,
-            "{} < greedy {greedy} at {total} ticks",
-            sol.score
-        );
+        ends_and_beats_greedy(&bits, &clock, &format!("at {total} ticks"));
     }
 }
