@@ -292,6 +292,62 @@ fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
 /// ring through it is not uniform: Swell Foop's grey `boringshapes` tiles
 /// read their grey as empty without that). `cells`: the cells' colours and
 /// spreads in reading order.
+/// A sampling pattern whose cells' 90th-percentile spread is within this
+/// factor (plus 1 ΔE) of the most uniform pattern's competes on
+/// [`separation`]; a less uniform one reads symbols or the backdrop.
+const UNIFORM_SLACK: f32 = 1.3;
+
+/// How well a sampling pattern tells the colours apart: the cells' colours
+/// clustered as the palette learning does, the least distance between two
+/// clusters (of two cells or more) over the distance within which nine
+/// cells in ten lie from their cluster's colour. A ring through the
+/// outlines of symbols (each colour's own symbol) can be uniform within
+/// each cell yet split one colour into near shades by where it meets the
+/// outline; a ring clear of them finds fewer colours farther apart.
+fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -> f32 {
+    let points: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let (mut assign, mut centres) = kmeans(&points, colours, p.split_distance);
+    if colours.is_none() {
+        split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
+        merge_overlapping(&points, &mut assign, p.split_distance);
+    }
+    let n = assign.iter().copied().max().map_or(0, |m| m + 1);
+    let centres: Vec<Option<Lab>> = (0..n)
+        .map(|j| {
+            let labs: Vec<Lab> = points
+                .iter()
+                .zip(&assign)
+                .filter(|(_, &a)| a == j)
+                .map(|(l, _)| *l)
+                .collect();
+            (labs.len() >= 2).then(|| robust_centre(&labs).0)
+        })
+        .collect();
+    let mut within: Vec<f32> = points
+        .iter()
+        .zip(&assign)
+        .filter_map(|(l, &a)| centres[a].map(|c| delta_e(*l, c)))
+        .collect();
+    within.sort_unstable_by(f32::total_cmp);
+    let d90 = within
+        .get(within.len() * 9 / 10)
+        .copied()
+        .unwrap_or(0.0)
+        .max(1.0);
+    let kept: Vec<Lab> = centres.iter().flatten().copied().collect();
+    let mut least = f32::INFINITY;
+    for (i, a) in kept.iter().enumerate() {
+        for b in &kept[i + 1..] {
+            least = least.min(delta_e(*a, *b));
+        }
+    }
+    if least.is_finite() {
+        least / d90
+    } else {
+        0.0
+    }
+}
+
 fn backdrop(
     img: &RgbImage,
     grid: &Grid,
@@ -1085,7 +1141,7 @@ fn calibrate_on(
         Some(s) => vec![s.clone()],
         None => Sampling::candidates(),
     };
-    let mut tried: Vec<(f32, usize, Sampling, Vec<Member>)> = Vec::new();
+    let mut tried: Vec<(f32, usize, f32, Sampling, Vec<Member>)> = Vec::new();
     for s in candidates {
         cal.sampling = s;
         let mut members: Vec<Member> = Vec::with_capacity(shots.len() * rows * cols);
@@ -1102,34 +1158,49 @@ fn calibrate_on(
         spreads.sort_unstable_by(f32::total_cmp);
         let p90 = spreads[(spreads.len() * 9 / 10).min(spreads.len() - 1)];
         let seen = cells_apart_from_mode(&members, p.split_distance);
-        tried.push((p90, seen, cal.sampling.clone(), members));
+        let apart = separation(&members, opts.colours, p);
+        tracing::debug!(
+            "sampling {:?}: p90 {p90:.2} seen {seen} of {} apart {apart:.2}",
+            cal.sampling.points.first(),
+            members.len()
+        );
+        tried.push((p90, seen, apart, cal.sampling.clone(), members));
     }
     // A pattern that sees half as many cells unlike the commonest colour as
     // another whose cells are uniform (90th-percentile spread within half
     // the split distance: each cell one colour; seeing at least a quarter
     // of the cells apart) is blind to the pieces (a
     // ring outside discs drawn on a board: every cell shows the board,
-    // spread zero); among the others the samples that agree best win. The
+    // spread zero). Among the others, those about as uniform within each
+    // cell as the most uniform ([`UNIFORM_SLACK`]) are compared by how far
+    // apart they set the colours ([`separation`]): a ring on the outline of
+    // symbols drawn on the tiles is as uniform as one beside it, but splits
+    // a colour by where it meets the outline. The
     // seeing pattern must see a quarter of the cells apart: a ring through
     // symbols on tiles of one grey (Swell Foop's `boringshapes`) sees some
     // cells apart, uniform or not (at 0.21 of the tile: 29 of 150, spread
     // 9.4), and those boards read as wrong boards when it counted.)
     let most_seen = tried
         .iter()
-        .filter(|t| t.0 <= p.split_distance / 2.0 && 4 * t.1 >= t.3.len())
+        .filter(|t| t.0 <= p.split_distance / 2.0 && 4 * t.1 >= t.4.len())
         .map(|t| t.1)
         .max()
         .unwrap_or(0);
-    let mut best: Option<(f32, Sampling, Vec<Member>)> = None;
-    for (p90, seen, sampling, members) in tried {
-        if 2 * seen < most_seen {
+    tried.retain(|t| 2 * t.1 >= most_seen);
+    let uniform = tried.iter().map(|t| t.0).fold(f32::INFINITY, f32::min);
+    let mut best: Option<(f32, f32, Sampling, Vec<Member>)> = None;
+    for (p90, _, apart, sampling, members) in tried {
+        if p90 > UNIFORM_SLACK * uniform + 1.0 {
             continue;
         }
-        if best.as_ref().is_none_or(|b| p90 < b.0 - 1e-3) {
-            best = Some((p90, sampling, members));
+        let better = best
+            .as_ref()
+            .is_none_or(|b| apart > b.0 + 1e-3 || (apart > b.0 - 1e-3 && p90 < b.1 - 1e-3));
+        if better {
+            best = Some((apart, p90, sampling, members));
         }
     }
-    let Some((_, sampling, members)) = best else {
+    let Some((_, _, sampling, members)) = best else {
         return Err(calibrate_error("no sampling pattern"));
     };
     cal.sampling = sampling;
