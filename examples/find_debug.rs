@@ -4,7 +4,8 @@
 //! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
 //! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
 //! or `-- phone` (the benches' 1080x1920 phone capture); `FIND_ALL=1` lists
-//! every candidate, not only the first 12 and the blob lattices.
+//! every candidate, not only the first 12 and the blob lattices;
+//! `RUST_LOG=debug` adds why blob lattices were refused.
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
@@ -13,6 +14,11 @@ use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, 
 mod synth;
 
 fn main() {
+    // `RUST_LOG=debug` shows why lattices were refused.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     for arg in std::env::args().skip(1) {
         let img = if arg == "phone" {
             // The benches' phone capture.

@@ -334,10 +334,11 @@ fn given_sizes_make_up_no_board() {
     );
 }
 
-/// `given_sizes_make_up_no_board` today: 95.83 %, 222 exact (free: 94.67 %;
+/// `given_sizes_make_up_no_board` today: 96.25 %, 223 exact (free: 95.17 %;
 /// before diamonds were drawn, 94.90 % and 93.46 %; before the sampling
-/// ring was chosen by `separation`, 95.71 %).
-const HINTED_FLOOR: f64 = 0.958;
+/// ring was chosen by `separation` and blind rings were set aside by
+/// `SEEING_SPREAD`, 95.71 %).
+const HINTED_FLOOR: f64 = 0.962;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
 /// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
@@ -346,8 +347,9 @@ const HINTED_FLOOR: f64 = 0.958;
 /// 94.60 % and **none** once the alternation test needed six boundaries
 /// and a backdrop round a corner was trimmed)
 /// (`vision-holes`: 93.16 %, 7); 94.67 % with the ring chosen by
-/// `separation`.
-const HELD_OUT_FLOOR: f64 = 0.946;
+/// `separation`, 95.17 % once a ring outside diamonds counts as blind
+/// beside one whose cells are mostly one colour (`SEEING_SPREAD`).
+const HELD_OUT_FLOOR: f64 = 0.951;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
 fn wrong_cells(

@@ -292,6 +292,13 @@ fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
 /// ring through it is not uniform: Swell Foop's grey `boringshapes` tiles
 /// read their grey as empty without that). `cells`: the cells' colours and
 /// spreads in reading order.
+/// A sampling pattern whose cells' 90th-percentile spread is at most this
+/// fraction of the split distance reads each cell as mostly one colour:
+/// when it also sees a quarter of the cells apart from the commonest
+/// colour, a pattern that sees half as few is blind to the tiles (a ring
+/// outside diamonds, on the backdrop between them).
+const SEEING_SPREAD: f32 = 0.75;
+
 /// A sampling pattern whose cells' 90th-percentile spread is within this
 /// factor (plus 1 ΔE) of the most uniform pattern's competes on
 /// [`separation`]; a less uniform one reads symbols or the backdrop.
@@ -1167,8 +1174,9 @@ fn calibrate_on(
         tried.push((p90, seen, apart, cal.sampling.clone(), members));
     }
     // A pattern that sees half as many cells unlike the commonest colour as
-    // another whose cells are uniform (90th-percentile spread within half
-    // the split distance: each cell one colour; seeing at least a quarter
+    // another whose cells are uniform (90th-percentile spread within
+    // [`SEEING_SPREAD`] of the split distance: each cell mostly one colour;
+    // seeing at least a quarter
     // of the cells apart) is blind to the pieces (a
     // ring outside discs drawn on a board: every cell shows the board,
     // spread zero). Among the others, those about as uniform within each
@@ -1182,7 +1190,7 @@ fn calibrate_on(
     // 9.4), and those boards read as wrong boards when it counted.)
     let most_seen = tried
         .iter()
-        .filter(|t| t.0 <= p.split_distance / 2.0 && 4 * t.1 >= t.4.len())
+        .filter(|t| t.0 <= SEEING_SPREAD * p.split_distance && 4 * t.1 >= t.4.len())
         .map(|t| t.1)
         .max()
         .unwrap_or(0);

@@ -149,7 +149,10 @@ impl Default for FindParams {
             tooth_allowance: 0.2,
             side_fraction: 0.3,
             min_tile: 0.55,
-            ring: 0.22,
+            ring: std::env::var("RING")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0.22),
             ring_points: 12,
             max_spread: 14.0,
             min_uniform: 0.7,
@@ -1007,10 +1010,10 @@ fn score_lattice(
     xs: &Axis,
     ys: &Axis,
     params: &FindParams,
-) -> Option<(f64, f64, f32)> {
+) -> Result<(f64, f64, f32), &'static str> {
     let (rows, cols) = (ys.count, xs.count);
     if cells.len() != rows * cols || cells.is_empty() {
-        return None;
+        return Err("no cells");
     }
     let uniform =
         cells.iter().filter(|c| c.1 <= params.max_spread).count() as f64 / cells.len() as f64;
@@ -1029,14 +1032,17 @@ fn score_lattice(
         }
     }
     let contrast = if n > 0 { sum / n as f32 } else { 0.0 };
-    if uniform < params.min_uniform || contrast < params.min_contrast {
-        return None;
+    if uniform < params.min_uniform {
+        return Err("too few uniform cells");
     }
-    if alternates(cells, rows, cols)
-        || parity_apart(cells, rows, cols)
-        || mode_fraction(cells) > params.max_mode
-    {
-        return None;
+    if contrast < params.min_contrast {
+        return Err("too little contrast");
+    }
+    if alternates(cells, rows, cols) || parity_apart(cells, rows, cols) {
+        return Err("cells alternate: twice too fine");
+    }
+    if mode_fraction(cells) > params.max_mode {
+        return Err("mostly one colour");
     }
     let same = [true, false]
         .iter()
@@ -1044,13 +1050,13 @@ fn score_lattice(
         .map(|[(_, a), (_, b)]| 0.5 * (a + b))
         .fold(0.0, f64::max);
     if same > params.max_same {
-        return None;
+        return Err("neighbours mostly alike");
     }
     // How clean the cells are, how much the neighbours differ, and (weakly)
     // the area covered.
     let area = rows as f64 * cols as f64 * xs.pitch * ys.pitch;
     let score = area.sqrt() * uniform * uniform * contrast.min(60.0) as f64;
-    Some((score, uniform, contrast))
+    Ok((score, uniform, contrast))
 }
 
 /// True when neighbouring cells differ only across every other boundary
@@ -1500,6 +1506,7 @@ fn blob_candidates(
                     params,
                     Source::Blobs,
                 )
+                .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
                 .ok()
             })
             .flatten()
@@ -1574,7 +1581,7 @@ fn divided(
         };
         let (fx, fy) = if vertical { (fine, b) } else { (b, fine) };
         let cells = sample_cells(img, &fx, &fy, params);
-        if score_lattice(&cells, &fx, &fy, params).is_none() {
+        if score_lattice(&cells, &fx, &fy, params).is_err() {
             return false;
         }
         // The outer parts of one of `f`'s cells (symmetric about its centre,
@@ -1820,11 +1827,23 @@ fn judged(
         Source::Blobs => 0.0,
         Source::Edges => params.min_periodicity,
     };
-    match score_lattice(&cells, xs, ys, params)
-        .filter(|_| sides >= min_sides)
-        .filter(|s| gaps_plain(img, &cells, xs, ys, s.2))
-    {
-        Some((score, uniform, contrast)) => {
+    let scored = score_lattice(&cells, xs, ys, params)
+        .and_then(|s| {
+            if sides >= min_sides {
+                Ok(s)
+            } else {
+                Err("weak edges at the tile sides")
+            }
+        })
+        .and_then(|s| {
+            if gaps_plain(img, &cells, xs, ys, s.2) {
+                Ok(s)
+            } else {
+                Err("the gaps look like tiles")
+            }
+        });
+    match scored {
+        Ok((score, uniform, contrast)) => {
             let (fx, fy) = line_fractions(edges, xs, ys);
             let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
             let grid = Grid {
@@ -1846,10 +1865,10 @@ fn judged(
                 from_blobs: false,
             })
         }
-        None => {
+        Err(why) => {
             let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
             Err(format!(
-                "a {}x{} lattice of {:.1}x{:.1} pixels has {uniform} of {} cells uniform",
+                "a {}x{} lattice of {:.1}x{:.1} pixels ({uniform} of {} cells uniform): {why}",
                 ys.count,
                 xs.count,
                 xs.pitch,
