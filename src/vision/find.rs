@@ -149,10 +149,7 @@ impl Default for FindParams {
             tooth_allowance: 0.2,
             side_fraction: 0.3,
             min_tile: 0.55,
-            ring: std::env::var("RING")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0.22),
+            ring: 0.22,
             ring_points: 12,
             max_spread: 14.0,
             min_uniform: 0.7,
