@@ -1528,9 +1528,24 @@ pub fn read_auto(
 /// (`finer_cover`) and it reads one tile a cell (`one_tile_a_cell`): the
 /// finer one when it does, the coarser one when the best reads tiles twice.
 ///
+/// Last, cells read as empty must show no tile colour round their edge
+/// ([`pieces_read_as_empty`]).
+///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.
 pub fn read_auto_free(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Result<(super::Reading, Calibration), VisionError> {
+    let (reading, cal) = read_free(img, opts)?;
+    match pieces_read_as_empty(img, &cal, &reading.board) {
+        Some(msg) => Err(VisionError::NoBoard(msg)),
+        None => Ok((reading, cal)),
+    }
+}
+
+/// [`read_auto_free`] before the check of its empty cells.
+fn read_free(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {
@@ -1887,6 +1902,55 @@ pub(super) fn read_found(
     plausible(&reading.board, sized)?;
     Ok((reading, cal))
 }
+
+/// Where a hole in the board shows the backdrop, it does so across the
+/// whole tile: a cell read as empty whose rim (a ring at [`RIM`] of the
+/// tile) shows a tile colour of the palette is a piece on a tile whose
+/// middle happens to match the backdrop (white discs on the squares of a
+/// Reversi board beside a white window), and the board read from it is
+/// wrong. Refused when most of two or more such cells do.
+fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Option<String> {
+    let empties: Vec<Cell> = (0..board.rows())
+        .flat_map(|r| (0..board.cols()).map(move |c| Cell::new(r, c)))
+        .filter(|cell| board.get(cell.row, cell.col) == EMPTY)
+        .collect();
+    if empties.len() < 2 {
+        return None;
+    }
+    let rim = Sampling::ring(RIM, 16, 0.0);
+    let (w, h) = (cal.grid.cell_width, cal.grid.cell_height);
+    let refs = cal.palette.references();
+    let on_tiles = empties
+        .iter()
+        .filter(|&&cell| {
+            let (cx, cy) = cal.cell_centre(cell);
+            let labs: Vec<Lab> = rim
+                .points
+                .iter()
+                .filter_map(|p| lab_at(img, cx + p[0] * w, cy + p[1] * h))
+                .collect();
+            if labs.is_empty() {
+                return false;
+            }
+            let (lab, _) = robust_centre(&labs);
+            let nearest = refs
+                .iter()
+                .map(|&(v, r)| (v, delta_e(lab, r)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            nearest.is_some_and(|(v, d)| v != EMPTY && d <= cal.palette.threshold)
+        })
+        .count();
+    (2 * on_tiles > empties.len()).then(|| {
+        format!(
+            "{on_tiles} of {} cells read as empty show a tile colour round their edge: pieces on tiles, not holes",
+            empties.len()
+        )
+    })
+}
+
+/// The ring, in tile sizes, on which [`pieces_read_as_empty`] looks at the
+/// rim of a cell read as empty: inside the tile, outside what is drawn on it.
+const RIM: f64 = 0.45;
 
 /// A board that was read only after its lattice was trimmed must look like
 /// one more clearly: at least three tile colours, none of them confined to
@@ -2645,6 +2709,60 @@ mod tests {
             Sampling::rings(),
             palette,
         )
+    }
+
+    #[test]
+    fn white_discs_on_green_squares_are_no_holes() {
+        // A 3x3 board of green squares (40 px, no gap) on a white window;
+        // `discs` cells hold a white disc of radius 14 px, the rest are
+        // either green or (`holes`) white all over.
+        let (green, white) = ([40u8, 140, 90], [245u8, 245, 245]);
+        let picture = |discs: &[(usize, usize)], holes: &[(usize, usize)]| {
+            let mut img = RgbImage::from_pixel(160, 160, image::Rgb(white));
+            for r in 0..3 {
+                for c in 0..3 {
+                    let hole = holes.contains(&(r, c));
+                    let disc = discs.contains(&(r, c));
+                    for y in 0..40 {
+                        for x in 0..40 {
+                            let (dx, dy) = (x as f64 - 19.5, y as f64 - 19.5);
+                            let inside = dx * dx + dy * dy <= 14.0 * 14.0;
+                            let px = if hole || (disc && inside) {
+                                white
+                            } else {
+                                green
+                            };
+                            img.put_pixel(
+                                20 + 40 * c as u32 + x,
+                                20 + 40 * r as u32 + y,
+                                image::Rgb(px),
+                            );
+                        }
+                    }
+                }
+            }
+            img
+        };
+        let mut cal = lattice(3, 3, (20.0, 20.0), (40.0, 40.0));
+        cal.grid.cell_width = 40.0;
+        cal.grid.cell_height = 40.0;
+        cal.grid.gap_x = 0.0;
+        cal.grid.gap_y = 0.0;
+        cal.palette.empty = vec![rgb_to_lab(white)];
+        cal.palette.colours = vec![PaletteColour {
+            index: 0,
+            name: String::new(),
+            lab: rgb_to_lab(green),
+        }];
+        let board: Board = "0.0/000/.00".parse().expect("a board");
+        let cells = [(0, 1), (2, 0)];
+        let discs = picture(&cells, &[]);
+        assert!(pieces_read_as_empty(&discs, &cal, &board).is_some());
+        let holes = picture(&[], &cells);
+        assert_eq!(pieces_read_as_empty(&holes, &cal, &board), None);
+        // One disc read as empty is not enough to tell.
+        let one: Board = "0.0/000/000".parse().expect("a board");
+        assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
     }
 
     #[test]

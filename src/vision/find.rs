@@ -975,10 +975,35 @@ fn extent(
 
 /// Samples every cell of a lattice: robust colour and spread per cell.
 fn sample_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Vec<(Lab, f32)> {
-    let r = params.ring * xs.pitch.min(ys.pitch);
-    let offs: Vec<(f64, f64)> = (0..params.ring_points)
+    sample_ring(img, xs, ys, params.ring, params.ring_points)
+}
+
+/// Rings (in pitches) a lattice of blobs is sampled on besides
+/// [`FindParams::ring`]: symbols drawn on gems often sit at about that
+/// radius, and a blob's colour is what the gem shows beside them.
+const BLOB_RINGS: [f64; 2] = [0.13, 0.32];
+
+/// The cells of a lattice of blobs sampled on whichever ring (the finder's
+/// first, then [`BLOB_RINGS`]) finds the most of them uniform.
+fn sample_blob_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Vec<(Lab, f32)> {
+    let uniform = |cells: &[(Lab, f32)]| cells.iter().filter(|c| c.1 <= params.max_spread).count();
+    let mut best = sample_cells(img, xs, ys, params);
+    for ring in BLOB_RINGS {
+        let cells = sample_ring(img, xs, ys, ring, params.ring_points);
+        if uniform(&cells) > uniform(&best) {
+            best = cells;
+        }
+    }
+    best
+}
+
+/// Each cell's robust colour and spread from `points` samples on a ring of
+/// `ring` pitches round its centre.
+fn sample_ring(img: &RgbImage, xs: &Axis, ys: &Axis, ring: f64, points: usize) -> Vec<(Lab, f32)> {
+    let r = ring * xs.pitch.min(ys.pitch);
+    let offs: Vec<(f64, f64)> = (0..points)
         .map(|k| {
-            let a = (15.0 + k as f64 * 360.0 / params.ring_points as f64).to_radians();
+            let a = (15.0 + k as f64 * 360.0 / points as f64).to_radians();
             (r * a.cos(), r * a.sin())
         })
         .collect();
@@ -1813,7 +1838,10 @@ fn judged(
     source: Source,
 ) -> Result<FoundGrid, String> {
     let (mut xs, mut ys) = (xs, ys);
-    let mut cells = sample_cells(img, &xs, &ys, params);
+    let mut cells = match source {
+        Source::Blobs => sample_blob_cells(img, &xs, &ys, params),
+        Source::Edges => sample_cells(img, &xs, &ys, params),
+    };
     trim(&mut cells, &mut xs, &mut ys, hints, params);
     if source == Source::Edges {
         trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
