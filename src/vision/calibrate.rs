@@ -1618,10 +1618,17 @@ fn rescued(
 ) -> Option<(super::Reading, Calibration)> {
     let p = &opts.read;
     alternatives(all, p).into_iter().find_map(|alt| {
-        let (reading, cal) = read_lattice(img, opts, alt).ok()?;
+        let (reading, cal) = read_lattice(img, opts, alt)
+            .map_err(|e| tracing::debug!("rescue {}x{}: {e}", alt.rows, alt.cols))
+            .ok()?;
         let fit = footprint(img, &cal, &reading.board, p.reach);
-        (fit >= p.rescue_fit && varied(&reading.board) && bounded(img, &cal))
-            .then_some((reading, cal))
+        let (var, edged) = (varied(&reading.board), bounded(img, &cal));
+        tracing::debug!(
+            "rescue {}x{}: fit {fit:.2}, varied {var}, bounded {edged}",
+            alt.rows,
+            alt.cols
+        );
+        (fit >= p.rescue_fit && var && edged).then_some((reading, cal))
     })
 }
 
