@@ -321,12 +321,7 @@ fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -
     let n = assign.iter().copied().max().map_or(0, |m| m + 1);
     let centres: Vec<Option<Lab>> = (0..n)
         .map(|j| {
-            let labs: Vec<Lab> = points
-                .iter()
-                .zip(&assign)
-                .filter(|(_, &a)| a == j)
-                .map(|(l, _)| *l)
-                .collect();
+            let labs = members_of(&points, &assign, j);
             (labs.len() >= 2).then(|| robust_centre(&labs).0)
         })
         .collect();
@@ -580,6 +575,16 @@ fn background_between(
     (around && 3 * agree >= 2 * found.len()).then_some(med)
 }
 
+/// The points assigned to cluster `j`.
+fn members_of(points: &[Lab], assign: &[usize], j: usize) -> Vec<Lab> {
+    points
+        .iter()
+        .zip(assign)
+        .filter(|(_, &a)| a == j)
+        .map(|(p, _)| *p)
+        .collect()
+}
+
 /// k-means (Lloyd) with farthest-point seeding; deterministic. Returns the
 /// assignment of each point and the centres.
 fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>) {
@@ -629,12 +634,7 @@ fn kmeans(points: &[Lab], k: Option<usize>, split: f32) -> (Vec<usize>, Vec<Lab>
             }
         }
         for (j, c) in centres.iter_mut().enumerate() {
-            let members: Vec<Lab> = points
-                .iter()
-                .zip(&assign)
-                .filter(|(_, &a)| a == j)
-                .map(|(p, _)| *p)
-                .collect();
+            let members = members_of(points, &assign, j);
             if !members.is_empty() {
                 *c = mean(&members);
             }
@@ -699,12 +699,7 @@ fn merge_overlapping(points: &[Lab], assign: &mut [usize], split: f32) {
         let n = assign.iter().copied().max().map_or(0, |m| m + 1);
         let stats: Vec<Option<(Lab, f32)>> = (0..n)
             .map(|j| {
-                let labs: Vec<Lab> = points
-                    .iter()
-                    .zip(assign.iter())
-                    .filter(|(_, &a)| a == j)
-                    .map(|(p, _)| *p)
-                    .collect();
+                let labs = members_of(points, assign, j);
                 if labs.len() < 2 {
                     return None;
                 }
