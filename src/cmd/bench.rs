@@ -57,11 +57,6 @@ pub struct BenchArgs {
     /// past its time; default 4:32:1:0.95:8).
     #[arg(long)]
     schedule: Option<String>,
-    /// Collapse: rank the opening's buckets by playouts: CELLS:POOL:BLEND[:POLICY]
-    /// (buckets with up to CELLS cells cleared; POOL x width states played
-    /// out; weight of the playout's score; default off).
-    #[arg(long)]
-    pilot: Option<String>,
     /// The budget is each worker thread's CPU time, not wall time: what a
     /// quiet machine would give, measured on a loaded one (comparisons of
     /// schedules; scores are not the wall-clock figures).
@@ -158,17 +153,12 @@ pub fn run(a: BenchArgs) -> anyhow::Result<i32> {
     if let Some(g) = match3 {
         return super::bench_match3::run(&g, boards_file, a.limit, a.json);
     }
-    let game = if a.portfolio.is_some()
-        || a.endgame.is_some()
-        || a.schedule.is_some()
-        || a.pilot.is_some()
-    {
+    let game = if a.portfolio.is_some() || a.endgame.is_some() || a.schedule.is_some() {
         games::collapse::Collapse::tuned(
             &a.game,
             a.portfolio.as_deref(),
             a.endgame.as_deref(),
             a.schedule.as_deref(),
-            a.pilot.as_deref(),
         )?
     } else {
         games::by_name(&a.game)?

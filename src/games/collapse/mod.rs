@@ -44,7 +44,6 @@ impl Collapse {
         portfolio: Option<&str>,
         endgame: Option<&str>,
         schedule: Option<&str>,
-        pilot: Option<&str>,
     ) -> Result<Box<dyn Game>, GameError> {
         let scoring = match name {
             "popstar" => Scoring::PopStar,
@@ -103,41 +102,8 @@ impl Collapse {
                 return Err(bad());
             }
         }
-        if let Some(spec) = pilot {
-            game.params.pilot = parse_pilot(spec)?;
-        }
         Ok(Box::new(game))
     }
-}
-
-/// A [`solver::Pilot`] written `CELLS:POOL:BLEND[:POLICY]`.
-fn parse_pilot(spec: &str) -> Result<solver::Pilot, GameError> {
-    let bad = || {
-        GameError::BadParams(format!(
-            "--pilot {spec}: want CELLS:POOL:BLEND[:POLICY] (POOL 1 or more, BLEND in 0..=1, POLICY 0-3)"
-        ))
-    };
-    let v: Vec<&str> = spec.split(':').map(str::trim).collect();
-    if !(3..=4).contains(&v.len()) {
-        return Err(bad());
-    }
-    let pilot = solver::Pilot {
-        cells: v[0].parse().map_err(|_| bad())?,
-        pool: v[1].parse().map_err(|_| bad())?,
-        blend: v[2].parse().map_err(|_| bad())?,
-        policy: match v.get(3) {
-            Some(p) => p.parse().map_err(|_| bad())?,
-            None => 0,
-        },
-    };
-    if pilot.pool.is_nan()
-        || pilot.pool < 1.0
-        || !(0.0..=1.0).contains(&pilot.blend)
-        || pilot.policy > 3
-    {
-        return Err(bad());
-    }
-    Ok(pilot)
 }
 
 /// A portfolio written `groups:colours[:target:keep[:lone]],...` or as JSON.

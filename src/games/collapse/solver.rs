@@ -193,43 +193,6 @@ impl EvalWeights {
     }
 }
 
-/// Pilot ranking of the opening (Voß et al.'s pilot method; the playout
-/// is TabuColor's, after Schadd et al.'s SP-MCTS SameGame playouts): in the
-/// buckets of the first `cells` cells cleared, the best `pool x width`
-/// states by value are each played to the end by a cheap deterministic
-/// playout, and the bucket keeps the best `width` by
-/// `(1 - blend) x value + blend x (score + playout)`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Pilot {
-    /// Buckets with at most this many cells cleared are ranked by playouts
-    /// (0: off).
-    pub cells: u32,
-    /// States played out per state kept (1 or more).
-    pub pool: f32,
-    /// Weight of the playout's final score in the rank (0..=1).
-    pub blend: f32,
-    /// The playout's policy: 0 the most frequent colour's groups last,
-    /// largest group first otherwise; 1 the same, smallest first; 2
-    /// largest group first.
-    pub policy: u8,
-}
-
-impl Pilot {
-    /// No pilot: the bucket is ranked by the value alone.
-    pub const OFF: Pilot = Pilot {
-        cells: 0,
-        pool: 1.0,
-        blend: 0.0,
-        policy: 0,
-    };
-}
-
-impl Default for Pilot {
-    fn default() -> Self {
-        Pilot::OFF
-    }
-}
-
 /// Tunables of the collapse solver (plain data, named presets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SolverParams {
@@ -264,9 +227,6 @@ pub struct SolverParams {
     /// Nodes of that search under a width budget (no clock); 0: none.
     #[serde(default)]
     pub endgame_nodes: u64,
-    /// Playouts ranking the opening's buckets ([`Pilot`]).
-    #[serde(default)]
-    pub pilot: Pilot,
 }
 
 fn default_max_jump() -> usize {
@@ -305,7 +265,6 @@ impl SolverParams {
             narrow: default_narrow(),
             endgame_share: 0.2,
             endgame_nodes: 0,
-            pilot: Pilot::OFF,
         }
     }
 
@@ -321,7 +280,6 @@ impl SolverParams {
             narrow: default_narrow(),
             endgame_share: 0.0,
             endgame_nodes: 0,
-            pilot: Pilot::OFF,
         }
     }
 }
@@ -401,7 +359,7 @@ struct Best {
     hist: u32,
 }
 
-struct Pass<'a, B: SolverBoard> {
+struct Pass<'a, B> {
     scoring: Scoring,
     weights: EvalWeights,
     budget: &'a Budget<'a>,
@@ -419,10 +377,6 @@ struct Pass<'a, B: SolverBoard> {
     /// A pass still going when its budget share is spent goes on this many
     /// times narrower, until the stop ([`SolverParams::narrow`]).
     narrow: usize,
-    pilot: Pilot,
-    /// Scratch of the playouts.
-    play_groups: Vec<Group>,
-    play_kept: B::Kept,
     marker: std::marker::PhantomData<B>,
 }
 
@@ -466,113 +420,6 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
         });
     }
 
-    /// The points a deterministic playout from `board` gains to the end of
-    /// the game, end bonus included ([`Pilot::policy`]); each move counts
-    /// as a node.
-    fn playout(&mut self, board: &B) -> i32 {
-        let counts = board.colour_counts();
-        if self.pilot.policy == 3 {
-            // The best of one playout per colour kept.
-            let mut best = i32::MIN;
-            for c in 1..10u8 {
-                if counts[c as usize] >= 2 {
-                    best = best.max(self.playout_with(board, c, false));
-                }
-            }
-            if best > i32::MIN {
-                return best;
-            }
-        }
-        let mut tabu = 0u8;
-        if self.pilot.policy != 2 {
-            for c in 1..10u8 {
-                if counts[c as usize] > counts[tabu as usize] {
-                    tabu = c;
-                }
-            }
-        }
-        self.playout_with(board, tabu, self.pilot.policy == 1)
-    }
-
-    /// A playout keeping colour `tabu`'s groups to the last, the others
-    /// largest (or `smallest`) first.
-    fn playout_with(&mut self, board: &B, tabu: u8, smallest: bool) -> i32 {
-        let mut b = board.clone();
-        let mut gained = 0;
-        loop {
-            b.census_keep(&mut self.play_groups, &mut self.census, &mut self.play_kept);
-            let mut pick: Option<(usize, bool, u16)> = None;
-            for (i, g) in self.play_groups.iter().enumerate() {
-                let free = g.colour != tabu;
-                let better = match pick {
-                    None => true,
-                    Some((_, pf, ps)) => {
-                        (free && !pf)
-                            || (free == pf
-                                && if smallest && free {
-                                    g.size < ps
-                                } else {
-                                    g.size > ps
-                                })
-                    }
-                };
-                if better {
-                    pick = Some((i, free, g.size));
-                }
-            }
-            let Some((i, _, _)) = pick else {
-                break;
-            };
-            let rep = self.play_groups[i].rep;
-            let n = b.remove_kept(&self.play_kept, i, rep);
-            gained += self.scoring.group_points(n);
-            self.nodes += 1;
-        }
-        gained + self.scoring.end_bonus(b.remaining())
-    }
-
-    /// Prunes a bucket of the opening to `pool x width` by value; of those,
-    /// the best `(2 - pool) x width` are kept as they are and the others
-    /// (the states near the cut) are ranked by value and playout
-    /// ([`Pilot`]) for the rest of the `width`.
-    fn prune_pilot(&mut self, bucket: &mut Vec<Node<B>>, width: usize) {
-        let pool = ((width as f32 * self.pilot.pool) as usize).max(width);
-        Self::prune(bucket, pool);
-        if bucket.len() <= width {
-            return;
-        }
-        let sure = (2 * width).saturating_sub(pool);
-        if sure > 0 {
-            // By value, best first (ties: first pushed, as `prune`).
-            let mut order: Vec<(i32, u32)> = bucket
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.value, i as u32))
-                .collect();
-            order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            let mut is_sure = vec![false; bucket.len()];
-            for &(_, i) in &order[..sure.min(order.len())] {
-                is_sure[i as usize] = true;
-            }
-            let blend = self.pilot.blend;
-            for (i, node) in bucket.iter_mut().enumerate() {
-                if is_sure[i] {
-                    node.value = i32::MAX;
-                } else {
-                    let total = node.score + self.playout(&node.board);
-                    node.value = ((1.0 - blend) * node.value as f32 + blend * total as f32) as i32;
-                }
-            }
-        } else {
-            let blend = self.pilot.blend;
-            for node in bucket.iter_mut() {
-                let total = node.score + self.playout(&node.board);
-                node.value = ((1.0 - blend) * node.value as f32 + blend * total as f32) as i32;
-            }
-        }
-        Self::prune(bucket, width);
-    }
-
     /// One beam pass; returns the best complete game and whether it ran to the end.
     fn run(&mut self, root: &B, width: usize, node_cap: u64) -> (Option<Best>, bool) {
         let total = root.remaining() as usize;
@@ -594,30 +441,12 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
         let mut complete = true;
         let mut greedy_finish = false;
         let mut width = width;
-        // Buckets from `total` down to `opening` are ranked by playouts.
-        let opening = if self.pilot.cells > 0 {
-            total.saturating_sub(self.pilot.cells as usize)
-        } else {
-            usize::MAX
-        };
-        let pilot_pool = self.pilot.pool;
-        let pool = |width: usize, r: usize| {
-            if r >= opening {
-                ((width as f32 * pilot_pool) as usize).max(width)
-            } else {
-                width
-            }
-        };
         for r in (0..=total).rev() {
             let mut bucket = std::mem::take(&mut buckets[r]);
             if bucket.is_empty() {
                 continue;
             }
-            if r >= opening && r < total {
-                self.prune_pilot(&mut bucket, width);
-            } else {
-                Self::prune(&mut bucket, width);
-            }
+            Self::prune(&mut bucket, width);
             for node in bucket {
                 if !greedy_finish && (self.nodes >= node_cap || self.budget.stop.should_stop()) {
                     // Out of budget: finish the pass greedily (width 1) from
@@ -676,9 +505,7 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                         sums,
                         &self.census,
                     );
-                    let to = r - n as usize;
-                    let keep = pool(width, to);
-                    let dest = &mut buckets[to];
+                    let dest = &mut buckets[r - n as usize];
                     dest.push(Node {
                         hash,
                         board: child,
@@ -687,8 +514,8 @@ impl<'a, B: SolverBoard> Pass<'a, B> {
                         parent: hist,
                         rep: g.rep,
                     });
-                    if dest.len() >= 4 * keep.max(16) {
-                        Self::prune(dest, keep);
+                    if dest.len() >= 4 * width.max(16) {
+                        Self::prune(dest, width);
                     }
                 }
                 if !any {
@@ -758,9 +585,6 @@ fn worker<B: SolverBoard>(
         seen: Vec::new(),
         points: Points::new(scoring, root.remaining() as usize, target),
         narrow: params.narrow,
-        pilot: params.pilot,
-        play_groups: Vec::new(),
-        play_kept: B::Kept::default(),
         marker: std::marker::PhantomData,
     };
     let mut stats = SearchStats::default();
@@ -779,9 +603,6 @@ fn worker<B: SolverBoard>(
         census: Census::default(),
         seen: Vec::new(),
         points: pass.points.clone(),
-        pilot: Pilot::OFF,
-        play_groups: Vec::new(),
-        play_kept: B::Kept::default(),
         marker: std::marker::PhantomData,
         ..pass
     };
