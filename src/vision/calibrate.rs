@@ -276,22 +276,6 @@ fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
     labs.iter().filter(|b| delta_e(*mode, **b) > apart).count()
 }
 
-/// The colour of a board that pieces are drawn on (discs, balls, stones
-/// smaller than their cells), when its empty cells show it: the corners of
-/// the cells holding a piece agree with each other and with the empty
-/// cells, so it is what an emptied cell shows, though no band around the
-/// board nor any boundary between tiles shows it (a window's frame around
-/// the board; grid lines between the cells).
-///
-/// Taken when 3+ cells of 2+ piece colours (unlike their corners by the
-/// split distance, and about uniform where sampled: spread within the split
-/// distance; a glossy disc's highlight spreads up to ~19) have corners that agree (within the empty distance of their
-/// median) and at least two thirds of those corners show one colour.
-/// Square tiles filling their cells show their own colour in the corners,
-/// so boards of tiles have no backdrop; a symbol on a tile is no piece (the
-/// ring through it is not uniform: Swell Foop's grey `boringshapes` tiles
-/// read their grey as empty without that). `cells`: the cells' colours and
-/// spreads in reading order.
 /// A sampling pattern whose cells' 90th-percentile spread is at most this
 /// fraction of the split distance reads each cell as mostly one colour:
 /// when it also sees a quarter of the cells apart from the commonest
@@ -350,6 +334,22 @@ fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -
     }
 }
 
+/// The colour of a board that pieces are drawn on (discs, balls, stones
+/// smaller than their cells), when its empty cells show it: the corners of
+/// the cells holding a piece agree with each other and with the empty
+/// cells, so it is what an emptied cell shows, though no band around the
+/// board nor any boundary between tiles shows it (a window's frame around
+/// the board; grid lines between the cells).
+///
+/// Taken when 3+ cells of 2+ piece colours (unlike their corners by the
+/// split distance, and about uniform where sampled: spread within the split
+/// distance; a glossy disc's highlight spreads up to ~19) have corners that agree (within the empty distance of their
+/// median) and at least two thirds of those corners show one colour.
+/// Square tiles filling their cells show their own colour in the corners,
+/// so boards of tiles have no backdrop; a symbol on a tile is no piece (the
+/// ring through it is not uniform: Swell Foop's grey `boringshapes` tiles
+/// read their grey as empty without that). `cells`: the cells' colours and
+/// spreads in reading order.
 fn backdrop(
     img: &RgbImage,
     grid: &Grid,
@@ -1171,15 +1171,14 @@ fn calibrate_on(
     // A pattern that sees half as many cells unlike the commonest colour as
     // another whose cells are uniform (90th-percentile spread within
     // [`SEEING_SPREAD`] of the split distance: each cell mostly one colour;
-    // seeing at least a quarter
-    // of the cells apart) is blind to the pieces (a
-    // ring outside discs drawn on a board: every cell shows the board,
+    // seeing at least a quarter of the cells apart) is blind to the pieces
+    // (a ring outside discs drawn on a board: every cell shows the board,
     // spread zero). Among the others, those about as uniform within each
     // cell as the most uniform ([`UNIFORM_SLACK`]) are compared by how far
     // apart they set the colours ([`separation`]): a ring on the outline of
     // symbols drawn on the tiles is as uniform as one beside it, but splits
-    // a colour by where it meets the outline. The
-    // seeing pattern must see a quarter of the cells apart: a ring through
+    // a colour by where it meets the outline. (The seeing pattern must see
+    // a quarter of the cells apart: a ring through
     // symbols on tiles of one grey (Swell Foop's `boringshapes`) sees some
     // cells apart, uniform or not (at 0.21 of the tile: 29 of 150, spread
     // 9.4), and those boards read as wrong boards when it counted.)
@@ -1524,7 +1523,7 @@ pub fn read_auto(
 /// finer one when it does, the coarser one when the best reads tiles twice.
 ///
 /// Last, cells read as empty must show no tile colour round their edge
-/// ([`pieces_read_as_empty`]).
+/// (`pieces_read_as_empty`).
 ///
 /// Errors: [`VisionError::NoBoard`] when no grid is found, when no palette can
 /// be learned from it, or when the reading fails the whole-picture checks.

@@ -39,20 +39,20 @@ fn agrees(hints: Hints, reading: &Reading) -> bool {
 }
 
 /// [`read_auto_free`] with what is known of the board's size, and never a
-/// lattice with a tile just beyond one of its sides ([`closed`]):
+/// lattice with a tile just beyond one of its sides (`closed`):
 /// - sizes given as hints (`--rows/--cols`): the picture is first read as
 ///   if none were given, and that reading is kept when it has the sizes
 ///   asked for; else it is read with the hints, and a lattice with tiles
-///   just beyond a side is [`slid`] towards them. (The finder held to given
+///   just beyond a side is `slid` towards them. (The finder held to given
 ///   sizes also weighs lattices that only look like a board of that size:
 ///   a line or two off, over part of the board and a line of UI. On
 ///   synthetic seeds 2000-2399 it read 358 boards exactly, and 15 at the
 ///   right size but mostly wrong, a made-up board each, where the free
 ///   finder read 366 exactly; with the free reading first, the sliding and
-///   [`closed`], 376 exact and none made up.)
+///   `closed`, 376 exact and none made up.)
 /// - none given, and the game's family has [`fixed_sizes`]: a reading of
 ///   another size is refused. A reading of one of them, hinted or not, is
-///   not held to [`closed`] (an orb-drag screen has the team's portraits
+///   not held to `closed` (an orb-drag screen has the team's portraits
 ///   just above the board: a line of tile colours). (Reading it again with each fixed size as
 ///   the hint was tried: on 120 orb-drag styles the finder held to a size
 ///   put a lattice of the wrong fixed size over three boards and read

@@ -986,15 +986,21 @@ const BLOB_RINGS: [f64; 2] = [0.13, 0.32];
 /// The cells of a lattice of blobs sampled on whichever ring (the finder's
 /// first, then [`BLOB_RINGS`]) finds the most of them uniform.
 fn sample_blob_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Vec<(Lab, f32)> {
-    let uniform = |cells: &[(Lab, f32)]| cells.iter().filter(|c| c.1 <= params.max_spread).count();
     let mut best = sample_cells(img, xs, ys, params);
+    let mut most = uniform_cells(&best, params);
     for ring in BLOB_RINGS {
         let cells = sample_ring(img, xs, ys, ring, params.ring_points);
-        if uniform(&cells) > uniform(&best) {
-            best = cells;
+        let n = uniform_cells(&cells, params);
+        if n > most {
+            (best, most) = (cells, n);
         }
     }
     best
+}
+
+/// How many cells' samples spread no more than [`FindParams::max_spread`].
+fn uniform_cells(cells: &[(Lab, f32)], params: &FindParams) -> usize {
+    cells.iter().filter(|c| c.1 <= params.max_spread).count()
 }
 
 /// Each cell's robust colour and spread from `points` samples on a ring of
@@ -1037,8 +1043,7 @@ fn score_lattice(
     if cells.len() != rows * cols || cells.is_empty() {
         return Err("no cells");
     }
-    let uniform =
-        cells.iter().filter(|c| c.1 <= params.max_spread).count() as f64 / cells.len() as f64;
+    let uniform = uniform_cells(cells, params) as f64 / cells.len() as f64;
     let (mut sum, mut n) = (0f32, 0usize);
     for r in 0..rows {
         for c in 0..cols {
@@ -1852,21 +1857,15 @@ fn judged(
         Source::Blobs => 0.0,
         Source::Edges => params.min_periodicity,
     };
-    let scored = score_lattice(&cells, xs, ys, params)
-        .and_then(|s| {
-            if sides >= min_sides {
-                Ok(s)
-            } else {
-                Err("weak edges at the tile sides")
-            }
-        })
-        .and_then(|s| {
-            if gaps_plain(img, &cells, xs, ys, s.2) {
-                Ok(s)
-            } else {
-                Err("the gaps look like tiles")
-            }
-        });
+    let scored = score_lattice(&cells, xs, ys, params).and_then(|s| {
+        if sides < min_sides {
+            Err("weak edges at the tile sides")
+        } else if !gaps_plain(img, &cells, xs, ys, s.2) {
+            Err("the gaps look like tiles")
+        } else {
+            Ok(s)
+        }
+    });
     match scored {
         Ok((score, uniform, contrast)) => {
             let (fx, fy) = line_fractions(edges, xs, ys);
@@ -1891,7 +1890,7 @@ fn judged(
             })
         }
         Err(why) => {
-            let uniform = cells.iter().filter(|c| c.1 <= params.max_spread).count();
+            let uniform = uniform_cells(&cells, params);
             Err(format!(
                 "a {}x{} lattice of {:.1}x{:.1} pixels ({uniform} of {} cells uniform): {why}",
                 ys.count,
