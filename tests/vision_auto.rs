@@ -334,12 +334,14 @@ fn given_sizes_make_up_no_board() {
     );
 }
 
-/// `given_sizes_make_up_no_board` today: 96.70 %, 224 exact (free: 95.62 %;
+/// `given_sizes_make_up_no_board` today: 98.17 %, 225 exact (free: 97.09 %;
+/// before blurred narrow gaps were taken for gaps (`gaps_plain`), 96.70 %
+/// and 95.62 %;
 /// before diamonds were drawn, 94.90 % and 93.46 %; before the sampling
 /// ring was chosen by `separation` and blind rings were set aside by
 /// `SEEING_SPREAD`, 95.71 %; before blob lattices were sampled on more
 /// rings, `BLOB_RINGS`, 96.25 %).
-const HINTED_FLOOR: f64 = 0.967;
+const HINTED_FLOOR: f64 = 0.981;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
 /// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
@@ -350,8 +352,9 @@ const HINTED_FLOOR: f64 = 0.967;
 /// (`vision-holes`: 93.16 %, 7); 94.67 % with the ring chosen by
 /// `separation`, 95.17 % once a ring outside diamonds counts as blind
 /// beside one whose cells are mostly one colour (`SEEING_SPREAD`); 95.62 %
-/// with lattices of blobs sampled clear of symbols (`BLOB_RINGS`).
-const HELD_OUT_FLOOR: f64 = 0.956;
+/// with lattices of blobs sampled clear of symbols (`BLOB_RINGS`); 97.09 %
+/// once a blurred narrow gap counts as a gap (`gaps_plain`).
+const HELD_OUT_FLOOR: f64 = 0.970;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
 fn wrong_cells(

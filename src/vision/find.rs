@@ -1910,7 +1910,8 @@ fn judged(
 /// one pairing a row of UI with the board) claims gaps where tiles are: its
 /// gap samples differ from each other like tiles do (at least half the
 /// lattice's `contrast` between neighbours) and mostly match neither tile on
-/// their two sides. (On a board without gaps whose tile size was measured
+/// their two sides. A narrow gap, blurred, takes some colour from the tiles
+/// beside it; the part of its steps that follows theirs is not counted. (On a board without gaps whose tile size was measured
 /// short, the gap samples fall on the tiles' borders and match one side.)
 fn gaps_plain(img: &RgbImage, cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, contrast: f32) -> bool {
     let (w, h) = (img.width() as f64, img.height() as f64);
@@ -1933,8 +1934,10 @@ fn gaps_plain(img: &RgbImage, cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, contra
                 cells[i * cols + j].0
             }
         };
-        let mut line: Vec<Lab> = Vec::with_capacity(b.count);
-        let (mut sum, mut n, mut matched, mut m) = (0f32, 0usize, 0usize, 0usize);
+        // Per gap sample, the sample and the mean of the two tiles beside it.
+        let mut line: Vec<(Lab, Lab)> = Vec::with_capacity(b.count);
+        let mut steps: Vec<([f32; 3], [f32; 3])> = Vec::new();
+        let (mut matched, mut m) = (0usize, 0usize);
         for i in 0..a.count - 1 {
             let g = a.centre + (i as f64 + 0.5) * a.pitch;
             line.clear();
@@ -1951,16 +1954,44 @@ fn gaps_plain(img: &RgbImage, cells: &[(Lab, f32)], xs: &Axis, ys: &Axis, contra
                     })
                     .collect();
                 let lab = robust_centre(&samples).0;
-                let near = delta_e(lab, cell(i, j)).min(delta_e(lab, cell(i + 1, j)));
-                matched += (near < 12.0) as usize;
+                let (p, q) = (cell(i, j), cell(i + 1, j));
+                matched += (delta_e(lab, p).min(delta_e(lab, q)) < 12.0) as usize;
                 m += 1;
-                line.push(lab);
+                line.push((lab, std::array::from_fn(|k| 0.5 * (p[k] + q[k]))));
             }
             for pair in line.windows(2) {
-                sum += delta_e(pair[0], pair[1]).min(40.0);
-                n += 1;
+                let d = |f: fn(&(Lab, Lab)) -> Lab| -> [f32; 3] {
+                    std::array::from_fn(|k| f(&pair[1])[k] - f(&pair[0])[k])
+                };
+                steps.push((d(|s| s.0), d(|s| s.1)));
             }
         }
+        // A narrow gap, blurred, takes some of the tiles' colour on its two
+        // sides: the part of the steps between gap samples that follows the
+        // steps of the tiles beside them (a least-squares share in 0..1) is
+        // not counted.
+        let dot = |u: &[f32; 3], v: &[f32; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        let (num, den) = steps.iter().fold((0f32, 0f32), |(n, d), (s, t)| {
+            (n + dot(s, t), d + dot(t, t))
+        });
+        let share = if den > 0.0 {
+            (num / den).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        // (Or not at all, when that leaves less: the share is fitted to
+        // squares, the test sums distances.)
+        let steps_sum = |share: f32| -> f32 {
+            steps
+                .iter()
+                .map(|(s, t)| {
+                    let r: [f32; 3] = std::array::from_fn(|k| s[k] - share * t[k]);
+                    dot(&r, &r).sqrt().min(40.0)
+                })
+                .sum()
+        };
+        let sum = steps_sum(share).min(steps_sum(0.0));
+        let n = steps.len();
         n == 0 || sum / (n as f32) < 0.5 * contrast || 2 * matched >= m
     };
     check(xs, ys, true) && check(ys, xs, false)
@@ -2267,6 +2298,52 @@ mod tests {
         };
         let f = find_grid(&img, hints, &FindParams::default()).expect("found");
         assert_eq!((f.rows, f.cols), (8, 8), "{f:?}");
+    }
+
+    /// A narrow gap blurred takes some colour from the tiles on its two
+    /// sides: still a gap. A lattice at twice the pitch, whose "gaps" are
+    /// tiles, is not.
+    #[test]
+    fn blurred_narrow_gaps_are_gaps_and_tiles_are_not() {
+        let (tile, gap, x0, y0) = (30u32, 5u32, 17u32, 61u32);
+        let colours = [
+            [200, 40, 40],
+            [40, 170, 60],
+            [50, 90, 210],
+            [230, 200, 40],
+            [150, 60, 190],
+        ];
+        let mut img = RgbImage::from_pixel(270, 340, Rgb([60, 60, 64]));
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for r in 0..6 {
+            for c in 0..6 {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let col = Rgb(colours[(s % 5) as usize]);
+                for y in 0..tile {
+                    for x in 0..tile {
+                        img.put_pixel(x0 + c * (tile + gap) + x, y0 + r * (tile + gap) + y, col);
+                    }
+                }
+            }
+        }
+        let img = image::imageops::blur(&img, 2.0);
+        let params = FindParams::default();
+        let pitch = (tile + gap) as f64;
+        let axis = |first: u32, pitch: f64, count: usize| Axis {
+            pitch,
+            centre: first as f64 + tile as f64 / 2.0,
+            count,
+            tile: tile as f64,
+        };
+        let (xs, ys) = (axis(x0, pitch, 6), axis(y0, pitch, 6));
+        let cells = sample_cells(&img, &xs, &ys, &params);
+        let contrast = 30.0;
+        assert!(gaps_plain(&img, &cells, &xs, &ys, contrast));
+        let (xs, ys) = (axis(x0, 2.0 * pitch, 3), axis(y0, 2.0 * pitch, 3));
+        let cells = sample_cells(&img, &xs, &ys, &params);
+        assert!(!gaps_plain(&img, &cells, &xs, &ys, contrast));
     }
 
     #[test]
