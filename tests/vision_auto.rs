@@ -334,14 +334,16 @@ fn given_sizes_make_up_no_board() {
     );
 }
 
-/// `given_sizes_make_up_no_board` today: 98.17 %, 225 exact (free: 97.09 %;
-/// before blurred narrow gaps were taken for gaps (`gaps_plain`), 96.70 %
-/// and 95.62 %;
+/// `given_sizes_make_up_no_board` today: 98.41 %, 227 exact (free: 98.19 %;
+/// before a comb re-run kept to the board's stretch (`recomb`) and a
+/// refused best lattice could be rescued by any lattice found, 98.17 % and
+/// 97.09 %; before blurred narrow gaps were taken for gaps (`gaps_plain`),
+/// 96.70 % and 95.62 %;
 /// before diamonds were drawn, 94.90 % and 93.46 %; before the sampling
 /// ring was chosen by `separation` and blind rings were set aside by
 /// `SEEING_SPREAD`, 95.71 %; before blob lattices were sampled on more
 /// rings, `BLOB_RINGS`, 96.25 %).
-const HINTED_FLOOR: f64 = 0.981;
+const HINTED_FLOOR: f64 = 0.984;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
 /// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
@@ -353,8 +355,9 @@ const HINTED_FLOOR: f64 = 0.981;
 /// `separation`, 95.17 % once a ring outside diamonds counts as blind
 /// beside one whose cells are mostly one colour (`SEEING_SPREAD`); 95.62 %
 /// with lattices of blobs sampled clear of symbols (`BLOB_RINGS`); 97.09 %
-/// once a blurred narrow gap counts as a gap (`gaps_plain`).
-const HELD_OUT_FLOOR: f64 = 0.970;
+/// once a blurred narrow gap counts as a gap (`gaps_plain`); 98.19 % with
+/// `recomb` kept to the board and rescues from any lattice found.
+const HELD_OUT_FLOOR: f64 = 0.981;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
 fn wrong_cells(

@@ -1611,7 +1611,18 @@ fn rescued(
     all: &[FoundGrid],
 ) -> Option<(super::Reading, Calibration)> {
     let p = &opts.read;
-    alternatives(all, p).into_iter().find_map(|alt| {
+    // The alternatives first, then the other lattices in the finder's
+    // order: when the best is UI, the board's lattice may score far below.
+    // Those must also read one tile a cell (a lattice at half the pitch
+    // fits its tiles too).
+    let mut order = alternatives(all, p);
+    let near = order.len();
+    for f in all.iter().skip(1) {
+        if !order.iter().any(|o| std::ptr::eq(*o, f)) {
+            order.push(f);
+        }
+    }
+    order.into_iter().enumerate().find_map(|(i, alt)| {
         let (reading, cal) = read_lattice(img, opts, alt)
             .map_err(|e| tracing::debug!("rescue {}x{}: {e}", alt.rows, alt.cols))
             .ok()?;
@@ -1622,7 +1633,8 @@ fn rescued(
             alt.rows,
             alt.cols
         );
-        (fit >= p.rescue_fit && var && edged).then_some((reading, cal))
+        let whole = i < near || one_tile_a_cell(&reading.board, p.repeat_excess);
+        (fit >= p.rescue_fit && var && edged && whole).then_some((reading, cal))
     })
 }
 

@@ -1324,6 +1324,15 @@ fn search(
             (vertical, combs(&p, params, keep))
         })
         .collect();
+    // `--log trace`: each band's combs.
+    for ((vertical, _, band), list) in jobs.iter().zip(&found) {
+        for c in &list.1 {
+            tracing::trace!(
+                "band {band:?} vertical {vertical}: pitch {:.2} phase {:.1} teeth {}..{} score {:.1} periodicity {:.2}",
+                c.pitch, c.phase, c.k0, c.k1, c.score, c.periodicity
+            );
+        }
+    }
     for (vertical, list) in found {
         add_combs(if vertical { &mut cx } else { &mut cy }, list);
     }
@@ -1745,8 +1754,8 @@ fn evaluate(
         let py = edges.y_profile(x0, x1);
         if round > 0 {
             // Re-run the comb on the restricted profiles near the same pitch.
-            ca = recomb(&px, ca, params).unwrap_or(ca);
-            cb = recomb(&py, cb, params).unwrap_or(cb);
+            ca = recomb(&px, ca, xr, params).unwrap_or(ca);
+            cb = recomb(&py, cb, yr, params).unwrap_or(cb);
         }
         let ra = refine(&px, ca, params);
         let rb = refine(&py, cb, params);
@@ -2234,15 +2243,30 @@ fn trim(
     }
 }
 
-/// The comb nearest `c`'s pitch (within 3 %) on a new profile.
-fn recomb(p: &[f32], c: Comb, params: &FindParams) -> Option<Comb> {
+/// The comb nearest `c`'s pitch (within 3 %) on a new profile. When its
+/// run lies mostly outside the stretch `r` (pixels) the lattice was found
+/// on (text or UI of about the same pitch elsewhere on the profile), the
+/// comb over that stretch and two pitches beyond each end.
+fn recomb(p: &[f32], c: Comb, r: (f64, f64), params: &FindParams) -> Option<Comb> {
     let local = FindParams {
         min_pitch: c.pitch * 0.97,
         max_pitch: c.pitch * 1.03,
         pitch_step: 0.005,
         ..*params
     };
-    combs(p, &local, 1).into_iter().next()
+    let whole = combs(p, &local, 1).into_iter().next()?;
+    let (t0, t1) = (whole.tooth(whole.k0), whole.tooth(whole.k1));
+    let inside = (t1.min(r.1) - t0.max(r.0)).max(0.0);
+    if 2.0 * inside >= (t1 - t0).min(r.1 - r.0) {
+        return Some(whole);
+    }
+    let a = (r.0 - 2.0 * c.pitch).floor().max(0.0) as usize;
+    let b = ((r.1 + 2.0 * c.pitch).ceil().max(0.0) as usize).min(p.len());
+    let found = combs(p.get(a..b)?, &local, 1).into_iter().next()?;
+    Some(Comb {
+        phase: found.phase + a as f64,
+        ..found
+    })
 }
 
 #[cfg(test)]
@@ -2344,6 +2368,41 @@ mod tests {
         let (xs, ys) = (axis(x0, 2.0 * pitch, 3), axis(y0, 2.0 * pitch, 3));
         let cells = sample_cells(&img, &xs, &ys, &params);
         assert!(!gaps_plain(&img, &cells, &xs, &ys, contrast));
+    }
+
+    /// Re-run over the board's stretch, the comb stays on the board when
+    /// stronger text of about its pitch lies elsewhere on the profile.
+    #[test]
+    fn recomb_stays_on_the_board() {
+        let mut p = vec![0.5f32; 480];
+        // Text: strong edges every 16.3 pixels over 20..140.
+        for k in 0..8 {
+            p[20 + (k as f64 * 16.3).round() as usize] = 60.0;
+        }
+        // The board: weaker edges every 16.8 pixels over 208..310.
+        for k in 0..7 {
+            p[208 + (k as f64 * 16.8).round() as usize] = 25.0;
+        }
+        let params = FindParams::default();
+        let board = Comb {
+            pitch: 16.7,
+            phase: 6.0,
+            k0: 12,
+            k1: 18,
+            score: 1.0,
+            periodicity: 2.0,
+            allowance: 0.0,
+            slack: 1.0,
+        };
+        // Over the whole profile the text's comb wins.
+        let whole = recomb(&p, board, (0.0, 480.0), &params).expect("a comb");
+        assert!(whole.tooth(whole.k1) < 150.0, "{whole:?}");
+        let c = recomb(&p, board, (208.0, 309.0), &params).expect("a comb");
+        let (t0, t1) = (c.tooth(c.k0), c.tooth(c.k1));
+        assert!(
+            (200.0..216.0).contains(&t0) && (300.0..316.0).contains(&t1),
+            "{c:?}: teeth {t0:.1}..{t1:.1}"
+        );
     }
 
     #[test]
