@@ -1602,7 +1602,8 @@ fn read_free(
 /// When the finder's best lattice is refused, the first of its
 /// [`alternatives`] that reads as a board beyond doubt: a `varied` board
 /// whose tiles fit their colours (`footprint` at least
-/// [`ReadParams::rescue_fit`]) and whose edges are seen ([`bounded`]: no
+/// [`ReadParams::rescue_fit`], or [`TILES_AGREE`] of its tiles agreeing by
+/// a majority of their points) and whose edges are seen ([`bounded`]: no
 /// tile colour just beyond any side, so a filled corner of a half-played
 /// board is not taken for the board). A refusal stays a refusal otherwise.
 fn rescued(
@@ -1626,10 +1627,11 @@ fn rescued(
         let (reading, cal) = read_lattice(img, opts, alt)
             .map_err(|e| tracing::debug!("rescue {}x{}: {e}", alt.rows, alt.cols))
             .ok()?;
-        let fit = footprint(img, &cal, &reading.board, p.reach);
+        let (points, tiles) = footprints(img, &cal, &reading.board, p.reach);
+        let fit = if tiles >= TILES_AGREE { tiles } else { points };
         let (var, edged) = (varied(&reading.board), bounded(img, &cal));
         tracing::debug!(
-            "rescue {}x{}: fit {fit:.2}, varied {var}, bounded {edged}",
+            "rescue {}x{}: fit {fit:.2} (points {points:.2}, tiles {tiles:.2}), varied {var}, bounded {edged}",
             alt.rows,
             alt.cols
         );
@@ -1713,6 +1715,11 @@ fn one_tile_a_cell(board: &Board, excess: f64) -> bool {
 /// axis holds several of its tiles per cell.
 const COARSER: f64 = 1.4;
 
+/// A rescued lattice fits its tiles when nearly every tile (this fraction)
+/// agrees with its colour by a majority of its footprint's points, however
+/// many points a highlight or a shade on each tile costs ([`footprints`]).
+const TILES_AGREE: f64 = 0.98;
+
 /// Tunables of [`read_auto`]'s choice among the finder's lattices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ReadParams {
@@ -1768,18 +1775,26 @@ impl Default for ReadParams {
 /// two tiles (1.5 times the pitch, a pitch a tenth off) reads each cell by
 /// its centre, but its wider ring runs into the neighbouring tiles.
 fn footprint(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> f64 {
+    footprints(img, cal, board, reach).0
+}
+
+/// [`footprint`], and the fraction of tiles most of whose counted points
+/// agree (a highlight or a shade on some tiles costs those tiles only).
+fn footprints(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> (f64, f64) {
     const POINTS: usize = 12;
     let g = &cal.grid;
     let pal = &cal.palette;
     let refs = pal.references();
     let (rx, ry) = (reach * g.cell_width, reach * g.cell_height);
     let (mut agree, mut disagree) = (0usize, 0usize);
+    let (mut tiles_agree, mut tiles) = (0usize, 0usize);
     for r in 0..board.rows() {
         for c in 0..board.cols() {
             let v = board.get(r, c);
             if v > 9 {
                 continue;
             }
+            let before = (agree, disagree);
             let (cx, cy) = cal.cell_centre(Cell { row: r, col: c });
             for k in 0..POINTS {
                 let a = std::f64::consts::TAU * (k as f64 + 0.5) / POINTS as f64;
@@ -1796,9 +1811,17 @@ fn footprint(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> f6
                     _ => {}
                 }
             }
+            let (a, d) = (agree - before.0, disagree - before.1);
+            if a + d > 0 {
+                tiles += 1;
+                tiles_agree += (a > d) as usize;
+            }
         }
     }
-    agree as f64 / (agree + disagree).max(1) as f64
+    (
+        agree as f64 / (agree + disagree).max(1) as f64,
+        tiles_agree as f64 / tiles.max(1) as f64,
+    )
 }
 
 /// The lattices after the finder's best worth reading too (see
@@ -2776,6 +2799,55 @@ mod tests {
         // One disc read as empty is not enough to tell.
         let one: Board = "0.0/000/000".parse().expect("a board");
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
+    }
+
+    /// A highlight on every tile costs each tile a third of its footprint's
+    /// points, but every tile still agrees by a majority; a lattice half a
+    /// tile off, each cell over four tiles of a checker, does not.
+    #[test]
+    fn tiles_agree_by_majority_through_highlights() {
+        let (green, red, white) = ([40u8, 140, 90], [200u8, 50, 40], [245u8, 245, 245]);
+        let mut img = RgbImage::from_pixel(200, 200, image::Rgb(white));
+        for r in 0..4u32 {
+            for c in 0..4u32 {
+                let colour = if (r + c) % 2 == 0 { green } else { red };
+                for y in 0..40 {
+                    for x in 0..40 {
+                        // The top two fifths of each tile: a white highlight.
+                        let px = if y < 16 { white } else { colour };
+                        img.put_pixel(20 + 40 * c + x, 20 + 40 * r + y, image::Rgb(px));
+                    }
+                }
+            }
+        }
+        let at = |left: f64, top: f64| {
+            let mut cal = lattice(4, 4, (left, top), (40.0, 40.0));
+            cal.grid.cell_width = 40.0;
+            cal.grid.cell_height = 40.0;
+            cal.grid.gap_x = 0.0;
+            cal.grid.gap_y = 0.0;
+            cal.palette.empty = vec![rgb_to_lab(white)];
+            cal.palette.colours = [green, red]
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| PaletteColour {
+                    index: i as u8,
+                    name: String::new(),
+                    lab: rgb_to_lab(c),
+                })
+                .collect();
+            cal
+        };
+        let board: Board = "0101/1010/0101/1010".parse().expect("a board");
+        let (points, tiles) = footprints(&img, &at(20.0, 20.0), &board, 0.3);
+        assert!((points - 8.0 / 12.0).abs() < 0.01, "{points}");
+        assert_eq!(tiles, 1.0);
+        // Half a tile off: 3x3 cells, each over four tiles.
+        let mut off = at(40.0, 40.0);
+        (off.rows, off.cols) = (3, 3);
+        let board: Board = "010/101/010".parse().expect("a board");
+        let (_, tiles) = footprints(&img, &off, &board, 0.3);
+        assert!(tiles < TILES_AGREE, "{tiles}");
     }
 
     #[test]
