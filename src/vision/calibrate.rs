@@ -1605,7 +1605,10 @@ fn read_free(
 /// [`ReadParams::rescue_fit`], or [`TILES_AGREE`] of its tiles agreeing by
 /// a majority of their points) and whose edges are seen ([`bounded`]: no
 /// tile colour just beyond any side, so a filled corner of a half-played
-/// board is not taken for the board). A refusal stays a refusal otherwise.
+/// board is not taken for the board). After the alternatives,
+/// [`FURTHER_RESCUES`] more lattices in the finder's order (the best may be
+/// UI that outscores the board far), which must also read one tile a cell
+/// and fit by their points. A refusal stays a refusal otherwise.
 fn rescued(
     img: &RgbImage,
     opts: &CalibrateOptions,
@@ -1619,6 +1622,9 @@ fn rescued(
     let mut order = alternatives(all, p);
     let near = order.len();
     for f in all.iter().skip(1) {
+        if order.len() >= near + FURTHER_RESCUES {
+            break;
+        }
         if !order.iter().any(|o| std::ptr::eq(*o, f)) {
             order.push(f);
         }
@@ -1628,7 +1634,14 @@ fn rescued(
             .map_err(|e| tracing::debug!("rescue {}x{}: {e}", alt.rows, alt.cols))
             .ok()?;
         let (points, tiles) = footprints(img, &cal, &reading.board, p.reach);
-        let fit = if tiles >= TILES_AGREE { tiles } else { points };
+        // The further lattices, tried only because the best was refused,
+        // must fit by their points (each lattice tried is a chance to take
+        // a pattern for a board).
+        let fit = if tiles >= TILES_AGREE && i < near {
+            tiles
+        } else {
+            points
+        };
         let (var, edged) = (varied(&reading.board), bounded(img, &cal));
         tracing::debug!(
             "rescue {}x{}: fit {fit:.2} (points {points:.2}, tiles {tiles:.2}), varied {var}, bounded {edged}",
@@ -1714,6 +1727,10 @@ fn one_tile_a_cell(board: &Board, excess: f64) -> bool {
 /// See [`finer_cover`]: a lattice this much coarser than another along an
 /// axis holds several of its tiles per cell.
 const COARSER: f64 = 1.4;
+
+/// When the finder's best lattice is refused, this many lattices beyond
+/// its near [`alternatives`] are tried too (in the finder's order).
+const FURTHER_RESCUES: usize = 4;
 
 /// A rescued lattice fits its tiles when nearly every tile (this fraction)
 /// agrees with its colour by a majority of its footprint's points, however
