@@ -1539,49 +1539,102 @@ pub fn read_auto_free(
 }
 
 /// [`read_auto_free`] before the check of its empty cells.
+///
+/// When the lattice read has tiles just beyond a side (`bounded` fails:
+/// it lies over part of a larger board, or it is UI whose palette took a
+/// tile's colour) and the game's family has no fixed sizes (where such a
+/// reading is refused, see `family::read_sized`), the lattices of blobs
+/// found are tried, each held to what a rescue beyond the near
+/// alternatives must show (`first_rescue`): the board's own lattice of
+/// separate tiles may score below a bar of UI text, and is taken instead.
 fn read_free(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {
-    let (reading, cal) = if opts.finds_grid() {
-        let all = find_candidates(img, find_hints(opts, None), &opts.find)?;
-        let p = &opts.read;
-        let (reading, cal) = match read_lattice(img, opts, &all[0]) {
-            Ok(x) => x,
-            Err(e) if e.is_no_board() => rescued(img, opts, &all).ok_or(e)?,
-            Err(e) => return Err(e),
-        };
-        let mut fit = footprint(img, &cal, &reading.board, p.reach);
-        let mut whole = one_tile_a_cell(&reading.board, p.repeat_excess);
-        let mut best = (reading, cal);
-        for alt in alternatives(&all, p) {
-            let Ok(x) = read_lattice(img, opts, alt) else {
-                continue;
-            };
-            let f = footprint(img, &x.1, &x.0.board, p.reach);
-            let one = one_tile_a_cell(&x.0.board, p.repeat_excess);
-            let even = f >= fit - p.finer_slack && f >= p.rescue_fit && varied(&x.0.board) && one;
-            // A finer lattice holding one tile a cell beats a coarse one;
-            // a coarser one beats a lattice that reads tiles twice.
-            let finer = even && finer_cover(&x.1, &best.1);
-            let coarser = even && !whole && finer_cover(&best.1, &x.1);
-            if f >= fit + p.better_fit || finer || coarser {
-                whole = one;
-                fit = f;
-                best = x;
-            }
+    if !opts.finds_grid() {
+        return Ok(grown(img, opts, read_found(img, opts, None)?));
+    }
+    let all = find_candidates(img, find_hints(opts, None), &opts.find)?;
+    read_among(img, opts, &all)
+}
+
+/// [`read_free`] over the lattices `all` found, best first.
+fn read_among(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    all: &[FoundGrid],
+) -> Result<(super::Reading, Calibration), VisionError> {
+    let first = grown(img, opts, chosen(img, opts, all)?);
+    if !super::family::fixed_sizes(&opts.game).is_empty() || bounded(img, &first.1) {
+        return Ok(first);
+    }
+    // Only lattices of blobs: tiles seen apart, one by one (any lattice of
+    // the finder tried here is one more chance to take a pattern for a
+    // board; seed 2237's 3x3 at twice the pitch fitted its cells).
+    let blobs: Vec<&FoundGrid> = all.iter().filter(|f| f.from_blobs).collect();
+    match first_rescue(img, opts, blobs, 0) {
+        Some(x) => {
+            tracing::debug!(
+                "a {}x{} lattice with tiles beyond it; read {}x{} instead",
+                first.1.rows,
+                first.1.cols,
+                x.1.rows,
+                x.1.cols
+            );
+            Ok(grown(img, opts, x))
         }
-        best
-    } else {
-        read_found(img, opts, None)?
+        None => Ok(first),
+    }
+}
+
+/// The reading of the finder's best lattice `all[0]`, or of another that
+/// explains the picture better (see [`read_auto_free`]).
+fn chosen(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    all: &[FoundGrid],
+) -> Result<(super::Reading, Calibration), VisionError> {
+    let p = &opts.read;
+    let (reading, cal) = match read_lattice(img, opts, &all[0]) {
+        Ok(x) => x,
+        Err(e) if e.is_no_board() => rescued(img, opts, all).ok_or(e)?,
+        Err(e) => return Err(e),
     };
-    // A board read: the lattice may have stopped short of its edge (blur,
-    // or UI beside the board cut it). Lines beyond it that the learned
-    // palette reads as tiles belong to the board.
-    // On a board with holes, a line beyond may hold holes too: grown over
-    // such lines first, kept when the grown board passes the checks (an
-    // outer line mostly empty must look like holes), else grown over lines
-    // of tiles only.
+    let mut fit = footprint(img, &cal, &reading.board, p.reach);
+    let mut whole = one_tile_a_cell(&reading.board, p.repeat_excess);
+    let mut best = (reading, cal);
+    for alt in alternatives(all, p) {
+        let Ok(x) = read_lattice(img, opts, alt) else {
+            continue;
+        };
+        let f = footprint(img, &x.1, &x.0.board, p.reach);
+        let one = one_tile_a_cell(&x.0.board, p.repeat_excess);
+        let even = f >= fit - p.finer_slack && f >= p.rescue_fit && varied(&x.0.board) && one;
+        // A finer lattice holding one tile a cell beats a coarse one;
+        // a coarser one beats a lattice that reads tiles twice.
+        let finer = even && finer_cover(&x.1, &best.1);
+        let coarser = even && !whole && finer_cover(&best.1, &x.1);
+        if f >= fit + p.better_fit || finer || coarser {
+            whole = one;
+            fit = f;
+            best = x;
+        }
+    }
+    Ok(best)
+}
+
+/// A board read: the lattice may have stopped short of its edge (blur,
+/// or UI beside the board cut it). Lines beyond it that the learned
+/// palette reads as tiles belong to the board.
+/// On a board with holes, a line beyond may hold holes too: grown over
+/// such lines first, kept when the grown board passes the checks (an
+/// outer line mostly empty must look like holes), else grown over lines
+/// of tiles only. The reading as it was when nothing grows.
+fn grown(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    (reading, cal): (super::Reading, Calibration),
+) -> (super::Reading, Calibration) {
     let holed = reading.board.cells().contains(&EMPTY);
     for with_holes in [true, false] {
         if with_holes && !holed {
@@ -1592,11 +1645,11 @@ fn read_free(
         };
         if let Ok(r) = read_board(img, &wider) {
             if plausible(&r.board, false).is_ok() {
-                return Ok((r, wider));
+                return (r, wider);
             }
         }
     }
-    Ok((reading, cal))
+    (reading, cal)
 }
 
 /// When the finder's best lattice is refused, the first of its
@@ -1629,6 +1682,19 @@ fn rescued(
             order.push(f);
         }
     }
+    first_rescue(img, opts, order, near)
+}
+
+/// The first lattice of `order` that reads as a board beyond doubt (see
+/// [`rescued`]); the first `near` may fit by their tiles' majorities and
+/// need not read one tile a cell.
+fn first_rescue(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    order: Vec<&FoundGrid>,
+    near: usize,
+) -> Option<(super::Reading, Calibration)> {
+    let p = &opts.read;
     order.into_iter().enumerate().find_map(|(i, alt)| {
         let (reading, cal) = read_lattice(img, opts, alt)
             .map_err(|e| tracing::debug!("rescue {}x{}: {e}", alt.rows, alt.cols))
@@ -2821,6 +2887,95 @@ mod tests {
     /// A highlight on every tile costs each tile a third of its footprint's
     /// points, but every tile still agrees by a majority; a lattice half a
     /// tile off, each cell over four tiles of a checker, does not.
+    /// A picture with a header of coloured squares (a lattice of UI that
+    /// the finder ranks first) beside a red panel, above a board of
+    /// separate tiles: the header's lattice reads as a board with a tile
+    /// colour just beyond its right side, so the lattice of blobs is read
+    /// instead.
+    #[test]
+    fn a_lattice_with_tiles_beyond_gives_way_to_the_blobs() {
+        let colours = [
+            [200u8, 40, 40],
+            [40, 160, 60],
+            [40, 70, 200],
+            [230, 200, 40],
+        ];
+        let white = [245u8, 245, 245];
+        let mut img = RgbImage::from_pixel(240, 400, image::Rgb(white));
+        // The panel: beside the header's first two rows.
+        for y in 20..74 {
+            for x in 110..200 {
+                img.put_pixel(x, y, image::Rgb(colours[0]));
+            }
+        }
+        let mut square = |x0: u32, y0: u32, size: u32, colour: [u8; 3]| {
+            for y in y0..y0 + size {
+                for x in x0..x0 + size {
+                    img.put_pixel(x, y, image::Rgb(colour));
+                }
+            }
+        };
+        let ui = ["012", "120", "201"];
+        for (r, line) in ui.iter().enumerate() {
+            for (c, v) in line.bytes().enumerate() {
+                square(
+                    20 + 30 * c as u32,
+                    20 + 30 * r as u32,
+                    24,
+                    colours[(v - b'0') as usize],
+                );
+            }
+        }
+        let want = "0123/1230/2301/3012/0213";
+        for (r, line) in want.split('/').enumerate() {
+            for (c, v) in line.bytes().enumerate() {
+                square(
+                    20 + 40 * c as u32,
+                    150 + 40 * r as u32,
+                    30,
+                    colours[(v - b'0') as usize],
+                );
+            }
+        }
+        let found =
+            |rows: usize, cols: usize, at: (f64, f64), tile: f64, pitch: f64, blobs: bool| {
+                FoundGrid {
+                    rows,
+                    cols,
+                    grid: Grid {
+                        left: at.0,
+                        top: at.1,
+                        cell_width: tile,
+                        cell_height: tile,
+                        gap_x: pitch - tile,
+                        gap_y: pitch - tile,
+                    },
+                    uniform: 1.0,
+                    contrast: 30.0,
+                    score: if blobs { 0.0 } else { 100.0 },
+                    cells: Vec::new(),
+                    from_blobs: blobs,
+                }
+            };
+        let header = found(3, 3, (20.0, 20.0), 24.0, 30.0, false);
+        let board = found(5, 4, (20.0, 150.0), 30.0, 40.0, true);
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        // The header alone reads as a board, with a tile colour just
+        // beyond it.
+        let (_, cal) = read_among(&img, &opts, std::slice::from_ref(&header)).expect("the header");
+        assert_eq!((cal.rows, cal.cols), (3, 3));
+        assert!(!bounded(&img, &cal));
+        let (reading, cal) = read_among(&img, &opts, &[header, board]).expect("a board");
+        assert_eq!((cal.rows, cal.cols), (5, 4));
+        assert_eq!(reading.board.to_string(), want);
+        // Held to an orb-drag board's sizes, the header is kept (and
+        // refused later for its size).
+        let pad = CalibrateOptions::find("pad", Hints::default());
+        let (_, cal) = read_among(&img, &pad, &[found(3, 3, (20.0, 20.0), 24.0, 30.0, false)])
+            .expect("the header");
+        assert_eq!((cal.rows, cal.cols), (3, 3));
+    }
+
     #[test]
     fn tiles_agree_by_majority_through_highlights() {
         let (green, red, white) = ([40u8, 140, 90], [200u8, 50, 40], [245u8, 245, 245]);
