@@ -73,6 +73,9 @@ pub struct BlobParams {
     /// blob a quarter of the pixels; tiles under `2 * min_side` are left
     /// to the combs).
     pub reduce_above: f64,
+    /// Pictures looked at half size and of up to this many pixels are
+    /// also looked at full size for tiles too small for the half size.
+    pub small_tiles_up_to: f64,
 }
 
 impl Default for BlobParams {
@@ -90,6 +93,7 @@ impl Default for BlobParams {
             merged_align: 0.15,
             merged_area: 1.3,
             reduce_above: 3.5e5,
+            small_tiles_up_to: 1.5e6,
         }
     }
 }

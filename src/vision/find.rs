@@ -1478,18 +1478,40 @@ fn search(
     Ok(all)
 }
 
+/// Least size of the blobs, in pitches, of a lattice of small tiles looked
+/// for at full size ([`picture_blob_lattices`]).
+const FILLING: f64 = 0.6;
+
 /// The picture's lattices of equal blobs ([`blob_lattices`]), a large
 /// picture looked at half size, in the picture's pixels.
+///
+/// Tiles too small to be seen at half size (under `2 * min_side` there)
+/// are looked for at full size too, in pictures of up to
+/// [`BlobParams::small_tiles_up_to`] pixels: a large board of small tiles
+/// (15x20 circles of 18 pixels, touching) often has no comb of its own.
 pub fn picture_blob_lattices(img: &RgbImage, params: &FindParams) -> Vec<BlobLattice> {
     let cells = (params.min_cells, params.max_cells);
-    if (img.width() * img.height()) as f64 > params.blobs.reduce_above {
-        blob_lattices(&half_size(img), &params.blobs, cells)
-            .into_iter()
-            .map(|l| l.scaled(2.0))
-            .collect()
-    } else {
-        blob_lattices(img, &params.blobs, cells)
+    let pixels = (img.width() * img.height()) as f64;
+    if pixels <= params.blobs.reduce_above {
+        return blob_lattices(img, &params.blobs, cells);
     }
+    let mut all: Vec<BlobLattice> = blob_lattices(&half_size(img), &params.blobs, cells)
+        .into_iter()
+        .map(|l| l.scaled(2.0))
+        .collect();
+    if pixels <= params.blobs.small_tiles_up_to {
+        // Tiles, not their symbols or highlight dots (whose centres
+        // need not be the tiles'): blobs filling most of the pitch.
+        let filling =
+            |l: &BlobLattice| l.x.size >= FILLING * l.x.pitch && l.y.size >= FILLING * l.y.pitch;
+        let unseen = 4.0 * params.blobs.min_side as f64;
+        all.extend(
+            blob_lattices(img, &params.blobs, cells)
+                .into_iter()
+                .filter(|l| l.x.size.min(l.y.size) < unseen && filling(l)),
+        );
+    }
+    all
 }
 
 /// The lattices of equal blobs of colour ([`blob_lattices`]) that pass the
@@ -2372,6 +2394,47 @@ mod tests {
 
     /// Re-run over the board's stretch, the comb stays on the board when
     /// stronger text of about its pitch lies elsewhere on the profile.
+    /// A picture past the half-size limit holding a board of small
+    /// touching circles (18 pixels: 9 at half size, under twice the least
+    /// blob side): their lattice is found at full size.
+    #[test]
+    fn small_tiles_of_a_large_picture_are_looked_for_at_full_size() {
+        let colours = [
+            Rgb([220u8, 60, 50]),
+            Rgb([60, 180, 80]),
+            Rgb([140, 60, 230]),
+        ];
+        let mut img = RgbImage::from_pixel(700, 600, Rgb([25u8, 28, 30]));
+        let (left, top, pitch) = (100.0, 150.0, 18.0);
+        for r in 0..15 {
+            for c in 0..20 {
+                let colour = colours[(r * 7 + c * 3 + (r * c) % 5) % 3];
+                let (cx, cy) = (
+                    left + (c as f64 + 0.5) * pitch,
+                    top + (r as f64 + 0.5) * pitch,
+                );
+                for y in (cy - 9.0) as u32..(cy + 9.0) as u32 {
+                    for x in (cx - 9.0) as u32..(cx + 9.0) as u32 {
+                        let (dx, dy) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
+                        if dx * dx + dy * dy <= 8.5 * 8.5 {
+                            img.put_pixel(x, y, colour);
+                        }
+                    }
+                }
+            }
+        }
+        let params = FindParams::default();
+        assert!(f64::from(img.width() * img.height()) > params.blobs.reduce_above);
+        let lattices = picture_blob_lattices(&img, &params);
+        let board = lattices.iter().find(|l| l.x.count == 20 && l.y.count == 15);
+        let l = board.unwrap_or_else(|| panic!("no 20x15 lattice in {lattices:?}"));
+        assert!(
+            (l.x.pitch - pitch).abs() < 0.3 && (l.y.pitch - pitch).abs() < 0.3,
+            "{l:?}"
+        );
+        assert!((l.x.first - (left + 9.0)).abs() < 2.0, "{l:?}");
+    }
+
     #[test]
     fn recomb_stays_on_the_board() {
         let mut p = vec![0.5f32; 480];
