@@ -1962,6 +1962,7 @@ fn read_lattice(
     opts: &CalibrateOptions,
     found: &FoundGrid,
 ) -> Result<(super::Reading, Calibration), VisionError> {
+    let found = &*inside(img, found);
     match read_found(img, opts, Some(found.clone())) {
         Ok((reading, cal)) => {
             let values: Vec<u8> = reading.cells.iter().map(|c| c.value).collect();
@@ -2208,23 +2209,59 @@ fn trimmed(
     if (r0, r1, c0, c1) == (0, rows, 0, cols) {
         return None;
     }
+    Some(cropped(found, (r0, r1), (c0, c1)))
+}
+
+/// Rows `r0..r1` and columns `c0..c1` of a lattice found.
+fn cropped(found: &FoundGrid, (r0, r1): (usize, usize), (c0, c1): (usize, usize)) -> FoundGrid {
     let g = found.grid;
     let grid = Grid {
         left: g.left + c0 as f64 * g.pitch_x(),
         top: g.top + r0 as f64 * g.pitch_y(),
         ..g
     };
+    let cols = found.cols;
     let cells = (r0..r1)
         .flat_map(|r| (c0..c1).map(move |c| (r, c)))
         .filter_map(|(r, c)| found.cells.get(r * cols + c).copied())
         .collect();
-    Some(FoundGrid {
+    FoundGrid {
         rows: r1 - r0,
         cols: c1 - c0,
         grid,
         cells,
         ..found.clone()
-    })
+    }
+}
+
+/// A lattice found cut to the lines whose tiles lie in the picture (a
+/// lattice of blobs taken half a pitch off, a line longer each way, may
+/// reach past the picture's edge); itself when all do. The tests of the
+/// board then judge what is left.
+fn inside<'a>(img: &RgbImage, found: &'a FoundGrid) -> std::borrow::Cow<'a, FoundGrid> {
+    let g = &found.grid;
+    // The lines k of n whose tile spans [start + k pitch, .. + size] within
+    // 0..=limit (half a pixel of slack, as the calibration's check).
+    let within = |start: f64, pitch: f64, size: f64, n: usize, limit: f64| {
+        let fits = |k: usize| {
+            let a = start + k as f64 * pitch;
+            a >= 0.0 && a + size <= limit + 0.5
+        };
+        let k0 = (0..n).find(|&k| fits(k)).unwrap_or(n);
+        let k1 = (k0..n)
+            .take_while(|&k| fits(k))
+            .last()
+            .map_or(k0, |k| k + 1);
+        (k0, k1)
+    };
+    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
+    let rows = within(g.top, g.pitch_y(), g.cell_height, found.rows, h);
+    let cols = within(g.left, g.pitch_x(), g.cell_width, found.cols, w);
+    let whole = rows == (0, found.rows) && cols == (0, found.cols);
+    if whole || rows.0 >= rows.1 || cols.0 >= cols.1 {
+        return std::borrow::Cow::Borrowed(found);
+    }
+    std::borrow::Cow::Owned(cropped(found, rows, cols))
 }
 
 /// The calibration grown by the rows and columns just beyond its lattice
@@ -2974,6 +3011,39 @@ mod tests {
         let (_, cal) = read_among(&img, &pad, &[found(3, 3, (20.0, 20.0), 24.0, 30.0, false)])
             .expect("the header");
         assert_eq!((cal.rows, cal.cols), (3, 3));
+    }
+
+    #[test]
+    fn a_lattice_is_cut_to_the_lines_inside_the_picture() {
+        let img = RgbImage::new(100, 60);
+        let found = |left: f64, top: f64, rows: usize, cols: usize| FoundGrid {
+            rows,
+            cols,
+            grid: Grid {
+                left,
+                top,
+                cell_width: 18.0,
+                cell_height: 18.0,
+                gap_x: 2.0,
+                gap_y: 2.0,
+            },
+            uniform: 1.0,
+            contrast: 20.0,
+            score: 1.0,
+            cells: (0..rows * cols).map(|i| [i as f32, 0.0, 0.0]).collect(),
+            from_blobs: true,
+        };
+        // Columns at -10, 10, .., 90 (the first and last out), rows at
+        // 1, 21, 41 (all in).
+        let wide = found(-10.0, 1.0, 3, 6);
+        let cut = inside(&img, &wide);
+        assert_eq!((cut.rows, cut.cols), (3, 4));
+        assert_eq!((cut.grid.left, cut.grid.top), (10.0, 1.0));
+        assert_eq!(cut.cells[0], [1.0, 0.0, 0.0]);
+        assert_eq!(cut.cells[4], [7.0, 0.0, 0.0]);
+        // A lattice inside is itself.
+        let fits = found(2.0, 2.0, 2, 4);
+        assert!(matches!(inside(&img, &fits), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

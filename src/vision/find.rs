@@ -1524,59 +1524,75 @@ fn blob_candidates(
     hints: Hints,
     params: &FindParams,
 ) -> Vec<FoundGrid> {
+    picture_blob_lattices(img, params)
+        .iter()
+        .filter_map(|l| {
+            let judge = |l: &BlobLattice| judge_blobs(img, edges, l, hints, params);
+            judge(l)
+                .or_else(|| judge(&dual(l, false)))
+                .or_else(|| judge(&dual(l, true)))
+        })
+        .map(|f| FoundGrid {
+            from_blobs: true,
+            ..f
+        })
+        .collect()
+}
+
+/// The lattice of blobs `l` through the lattice tests (`judged`), when it
+/// fits the hints and the pitch limits.
+fn judge_blobs(
+    img: &RgbImage,
+    edges: &Edges,
+    l: &BlobLattice,
+    hints: Hints,
+    params: &FindParams,
+) -> Option<FoundGrid> {
     let axis = |a: BlobAxis| Axis {
         pitch: a.pitch,
         centre: a.first,
         count: a.count,
         tile: a.size.clamp(params.min_tile * a.pitch, a.pitch),
     };
-    // Diamonds tile the plane with the backdrop between them in diamonds
-    // of their own size, on the lattice offset by half a pitch both ways:
-    // when a lattice of blobs is refused (its cells one backdrop colour, or
-    // two in a checker), the lattice half a pitch off (a line longer each
-    // way, trimmed by `judged`) is tried.
-    let dual = |l: &BlobLattice| {
-        let half = |a: BlobAxis| BlobAxis {
-            first: a.first - 0.5 * a.pitch,
-            count: a.count + 1,
-            ..a
-        };
-        BlobLattice {
-            x: half(l.x),
-            y: half(l.y),
-            ..*l
-        }
+    let fits = hints.cols.is_none_or(|c| c == l.x.count)
+        && hints.rows.is_none_or(|r| r == l.y.count)
+        && (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch));
+    if !fits {
+        return None;
+    }
+    judged(
+        img,
+        edges,
+        axis(l.x),
+        axis(l.y),
+        hints,
+        params,
+        Source::Blobs,
+    )
+    .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
+    .ok()
+}
+
+/// The lattice half a pitch off a lattice of blobs, a line longer each way
+/// (trimmed by `judged`). Diamonds tile the plane with the backdrop between
+/// them in diamonds of their own size, on the lattice offset by half a
+/// pitch both ways: when a lattice of blobs is refused (its cells one
+/// backdrop colour, or two in a checker), this one is tried. The blobs may
+/// also be the backdrop showing between tiles that nearly touch (gems with
+/// their corners cut): then the tiles fill the pitch but for a gap of
+/// unknown width, tried as none (`gapless`).
+fn dual(l: &BlobLattice, gapless: bool) -> BlobLattice {
+    let half = |a: BlobAxis| BlobAxis {
+        first: a.first - 0.5 * a.pitch,
+        count: a.count + 1,
+        size: if gapless { a.pitch } else { a.size },
+        ..a
     };
-    let fits = |l: &BlobLattice| {
-        hints.cols.is_none_or(|c| c == l.x.count)
-            && hints.rows.is_none_or(|r| r == l.y.count)
-            && (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch))
-    };
-    let judge = |l: &BlobLattice| {
-        fits(l)
-            .then(|| {
-                judged(
-                    img,
-                    edges,
-                    axis(l.x),
-                    axis(l.y),
-                    hints,
-                    params,
-                    Source::Blobs,
-                )
-                .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
-                .ok()
-            })
-            .flatten()
-    };
-    picture_blob_lattices(img, params)
-        .iter()
-        .filter_map(|l| judge(l).or_else(|| judge(&dual(l))))
-        .map(|f| FoundGrid {
-            from_blobs: true,
-            ..f
-        })
-        .collect()
+    BlobLattice {
+        x: half(l.x),
+        y: half(l.y),
+        ..*l
+    }
 }
 
 /// The axes of a found grid.
@@ -2433,6 +2449,57 @@ mod tests {
             "{l:?}"
         );
         assert!((l.x.first - (left + 9.0)).abs() < 2.0, "{l:?}");
+    }
+
+    /// Tiles parted by a one-pixel gap, and a lattice of blobs at the
+    /// gaps' crossings (the backdrop showing where the tiles' corners are
+    /// cut): the lattice half a pitch off, taken gapless, is the board, to
+    /// its tiles' edges.
+    #[test]
+    fn blobs_between_tiles_give_the_board_gapless() {
+        let colours = [
+            Rgb([220u8, 60, 50]),
+            Rgb([60, 180, 80]),
+            Rgb([140, 60, 230]),
+            Rgb([240, 200, 40]),
+        ];
+        let mut img = RgbImage::from_pixel(260, 240, Rgb([250u8, 250, 250]));
+        let (left, top, pitch, tile) = (30u32, 40u32, 17u32, 16u32);
+        let (rows, cols) = (8u32, 10u32);
+        for r in 0..rows {
+            for c in 0..cols {
+                let colour = colours[((r * 7 + c * 3 + (r * c) % 5) % 4) as usize];
+                for y in 0..tile {
+                    for x in 0..tile {
+                        img.put_pixel(left + c * pitch + x, top + r * pitch + y, colour);
+                    }
+                }
+            }
+        }
+        let params = FindParams::default();
+        let edges = Edges::new(&img, &params);
+        // The crossings: between tiles k and k + 1, at the gap's middle.
+        let crossings = |start: u32, n: u32| BlobAxis {
+            pitch: f64::from(pitch),
+            first: f64::from(start + tile) + 0.5,
+            count: n as usize - 1,
+            size: 13.0,
+        };
+        let between = BlobLattice {
+            x: crossings(left, cols),
+            y: crossings(top, rows),
+            blobs: ((rows - 1) * (cols - 1)) as usize,
+        };
+        let judge = |l: &BlobLattice| judge_blobs(&img, &edges, l, Hints::default(), &params);
+        let f = judge(&dual(&between, true)).expect("the board");
+        assert_eq!((f.rows, f.cols), (rows as usize, cols as usize));
+        assert!((f.grid.left - f64::from(left)).abs() < 1.5, "{:?}", f.grid);
+        assert!((f.grid.top - f64::from(top)).abs() < 1.5, "{:?}", f.grid);
+        assert!(
+            f.grid.cell_width >= 15.0 && f.grid.cell_height >= 15.0,
+            "{:?}",
+            f.grid
+        );
     }
 
     #[test]
