@@ -1529,8 +1529,9 @@ fn blob_candidates(
         .filter_map(|l| {
             let judge = |l: &BlobLattice| judge_blobs(img, edges, l, hints, params);
             judge(l)
-                .or_else(|| judge(&dual(l, false)))
-                .or_else(|| judge(&dual(l, true)))
+                .or_else(|| judge(&gapless(l)))
+                .or_else(|| judge(&dual(l)))
+                .or_else(|| judge(&gapless(&dual(l))))
         })
         .map(|f| FoundGrid {
             from_blobs: true,
@@ -1580,17 +1581,30 @@ fn judge_blobs(
 /// backdrop colour, or two in a checker), this one is tried. The blobs may
 /// also be the backdrop showing between tiles that nearly touch (gems with
 /// their corners cut): then the tiles fill the pitch but for a gap of
-/// unknown width, tried as none (`gapless`).
-fn dual(l: &BlobLattice, gapless: bool) -> BlobLattice {
+/// unknown width, tried as none ([`gapless`]).
+fn dual(l: &BlobLattice) -> BlobLattice {
     let half = |a: BlobAxis| BlobAxis {
         first: a.first - 0.5 * a.pitch,
         count: a.count + 1,
-        size: if gapless { a.pitch } else { a.size },
         ..a
     };
     BlobLattice {
         x: half(l.x),
         y: half(l.y),
+        ..*l
+    }
+}
+
+/// A lattice of blobs with tiles filling the pitch: the blobs may be
+/// smaller than the tiles (a face inside an outline, the tile less a
+/// blurred rim), and a gap taken from their size would lie inside the
+/// tiles (`judged`: "the gaps look like tiles"); tiles that nearly touch
+/// are read as well with no gap.
+fn gapless(l: &BlobLattice) -> BlobLattice {
+    let whole = |a: BlobAxis| BlobAxis { size: a.pitch, ..a };
+    BlobLattice {
+        x: whole(l.x),
+        y: whole(l.y),
         ..*l
     }
 }
@@ -2491,7 +2505,7 @@ mod tests {
             blobs: ((rows - 1) * (cols - 1)) as usize,
         };
         let judge = |l: &BlobLattice| judge_blobs(&img, &edges, l, Hints::default(), &params);
-        let f = judge(&dual(&between, true)).expect("the board");
+        let f = judge(&gapless(&dual(&between))).expect("the board");
         assert_eq!((f.rows, f.cols), (rows as usize, cols as usize));
         assert!((f.grid.left - f64::from(left)).abs() < 1.5, "{:?}", f.grid);
         assert!((f.grid.top - f64::from(top)).abs() < 1.5, "{:?}", f.grid);
@@ -2500,6 +2514,21 @@ mod tests {
             "{:?}",
             f.grid
         );
+        // Blobs inside the tiles (faces of 10 pixels at their centres):
+        // taken gapless, the same board.
+        let faces = |start: u32, n: u32| BlobAxis {
+            pitch: f64::from(pitch),
+            first: f64::from(start) + f64::from(tile) / 2.0,
+            count: n as usize,
+            size: 10.0,
+        };
+        let inner = BlobLattice {
+            x: faces(left, cols),
+            y: faces(top, rows),
+            blobs: (rows * cols) as usize,
+        };
+        let g = judge(&gapless(&inner)).expect("the board").grid;
+        assert_eq!(g, f.grid);
     }
 
     #[test]
