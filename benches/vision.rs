@@ -7,7 +7,8 @@
 //! No calibration (issue 3): on a synthetic 1080x1920 phone capture with a 6x5
 //! board (`tests/synth`), `read_board` with the calibration learned from it
 //! (target < 1 ms), `find_grid` from scratch (target < 50 ms) and the whole
-//! `read_auto` (find, learn the palette, read).
+//! `read_auto` (find, learn the palette, read); the same two on a 1280x720
+//! desktop window with a 15x20 board of small circles.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -41,6 +42,31 @@ fn phone_benches(c: &mut Criterion) {
         b.iter(|| find_grid(black_box(&img), Hints::default(), &params).map(|f| f.rows))
     });
     c.bench_function("vision/read_auto phone 1080x1920 6x5", |b| {
+        b.iter(|| read_auto(black_box(&img), &opts).map(|(r, _)| r.board.filled_count()))
+    });
+}
+
+/// A desktop window (1280x720, 0.92 Mpx: looked at half size, and at full
+/// size for small tiles) with a 15x20 board of 18-pixel circles.
+fn desktop_benches(c: &mut Criterion) {
+    let mut rng = synth::Rng::new(5);
+    let mut style = synth::Style::random(&mut rng, 15, 20, 4);
+    style.width = 1280;
+    style.height = 720;
+    style.pitch = 18.0;
+    style.gap = 0.04;
+    style.origin = (400.0, 150.0);
+    style.shape = synth::Shape::Circle;
+    style.scale = 1.0;
+    style.occlude = 0;
+    let board = synth::random_board(&mut rng, 15, 20, 4, 0.0);
+    let (img, _) = synth::render(&board, &style, 5);
+    let opts = CalibrateOptions::find("generic", Hints::default());
+    let params = FindParams::default();
+    c.bench_function("vision/find_grid desktop 1280x720 20x15", |b| {
+        b.iter(|| find_grid(black_box(&img), Hints::default(), &params).map(|f| f.rows))
+    });
+    c.bench_function("vision/read_auto desktop 1280x720 20x15", |b| {
         b.iter(|| read_auto(black_box(&img), &opts).map(|(r, _)| r.board.filled_count()))
     });
 }
@@ -86,5 +112,5 @@ fn benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(vision, benches, phone_benches);
+criterion_group!(vision, benches, phone_benches, desktop_benches);
 criterion_main!(vision);
