@@ -1113,6 +1113,7 @@ fn alternates(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
 /// at one parity and the gaps or background between them at the other.
 fn parity_apart(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
     const PARITY_SHARED: f64 = 0.6;
+    const PARITY_PLAIN: f64 = 0.5;
     [true, false].iter().any(|&horizontal| {
         let n_in = if horizontal { cols } else { rows };
         if n_in < 6 || cells.len() < 24 {
@@ -1136,7 +1137,19 @@ fn parity_apart(cells: &[(Lab, f32)], rows: usize, cols: usize) -> bool {
                 .any(|(j, d)| parity(j) != p && delta_e(c.0, d.0) < 10.0)
                 as usize;
         }
-        (shared as f64) < PARITY_SHARED * n as f64
+        if (shared as f64) >= PARITY_SHARED * n as f64 {
+            return false;
+        }
+        // The gaps' or background's parity is mostly one colour; tiles of
+        // a few colours split unevenly between the parities by chance on
+        // a small board are not.
+        let side = |p: usize| -> Vec<(Lab, f32)> {
+            (0..cells.len())
+                .filter(|&i| parity(i) == p)
+                .map(|i| cells[i])
+                .collect()
+        };
+        mode_fraction(&side(0)).max(mode_fraction(&side(1))) >= PARITY_PLAIN
     })
 }
 
@@ -2529,6 +2542,39 @@ mod tests {
         };
         let g = judge(&gapless(&inner)).expect("the board").grid;
         assert_eq!(g, f.grid);
+    }
+
+    /// Cells at even and odd columns with no colour in common: a lattice
+    /// twice too fine (tiles, then the one background colour) is told
+    /// apart; a small board whose five colours fell unevenly between the
+    /// parities (two colours at even columns only, one at odd only) is not.
+    #[test]
+    fn parities_apart_need_a_plain_side() {
+        let colour = |k: u8| -> (Lab, f32) {
+            let labs = [
+                [50.0, 60.0, 40.0],
+                [60.0, -50.0, 40.0],
+                [40.0, 30.0, -60.0],
+                [70.0, 0.0, 70.0],
+                [30.0, 40.0, 0.0],
+                [90.0, 0.0, 0.0],
+            ];
+            (labs[k as usize], 1.0)
+        };
+        let cells = |board: &str| -> Vec<(Lab, f32)> {
+            board
+                .bytes()
+                .filter(|&b| b != b'/')
+                .map(|b| colour(b - b'0'))
+                .collect()
+        };
+        // Tiles at even columns, background (5) at odd ones.
+        let fine = cells("0515253/1525354/2535051/3545152");
+        assert!(parity_apart(&fine, 4, 7));
+        // A board: 0, 1 only at even columns, 2 only at odd ones, 3 and 4 at
+        // both (12 of 28 cells show a colour of the other parity).
+        let board = cells("0213023/1402431/3214034/0412341");
+        assert!(!parity_apart(&board, 4, 7));
     }
 
     #[test]
