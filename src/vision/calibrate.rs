@@ -1672,17 +1672,34 @@ fn rescued(
     // order: when the best is UI, the board's lattice may score far below.
     // Those must also read one tile a cell (a lattice at half the pitch
     // fits its tiles too).
+    // The further ones count only when they are not the same lattice as
+    // one tried (the finder lists a lattice again with its other axis
+    // refined a little differently).
     let mut order = alternatives(all, p);
     let near = order.len();
     for f in all.iter().skip(1) {
         if order.len() >= near + FURTHER_RESCUES {
             break;
         }
-        if !order.iter().any(|o| std::ptr::eq(*o, f)) {
+        let tried = |o: &FoundGrid| std::ptr::eq(o, f) || same_lattice(o, f);
+        if !order.iter().any(|o| tried(o)) && !same_lattice(&all[0], f) {
             order.push(f);
         }
     }
     first_rescue(img, opts, order, near)
+}
+
+/// True when two lattices found are one: the same rows and columns, their
+/// pitches within 3 % and their corners within a quarter of a pitch.
+fn same_lattice(a: &FoundGrid, b: &FoundGrid) -> bool {
+    let (ga, gb) = (&a.grid, &b.grid);
+    let near = |pa: f64, pb: f64, ea: f64, eb: f64| {
+        (pa / pb - 1.0).abs() < 0.03 && (ea - eb).abs() < 0.25 * pa
+    };
+    a.rows == b.rows
+        && a.cols == b.cols
+        && near(ga.pitch_x(), gb.pitch_x(), ga.left, gb.left)
+        && near(ga.pitch_y(), gb.pitch_y(), ga.top, gb.top)
 }
 
 /// The first lattice of `order` that reads as a board beyond doubt (see
@@ -3011,6 +3028,34 @@ mod tests {
         let (_, cal) = read_among(&img, &pad, &[found(3, 3, (20.0, 20.0), 24.0, 30.0, false)])
             .expect("the header");
         assert_eq!((cal.rows, cal.cols), (3, 3));
+    }
+
+    #[test]
+    fn a_lattice_listed_again_is_the_same_lattice() {
+        let found = |rows: usize, left: f64, pitch_y: f64| FoundGrid {
+            rows,
+            cols: 3,
+            grid: Grid {
+                left,
+                top: 296.5,
+                cell_width: 20.6,
+                cell_height: pitch_y,
+                gap_x: 10.3,
+                gap_y: 0.0,
+            },
+            uniform: 1.0,
+            contrast: 20.0,
+            score: 1.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        };
+        let a = found(3, 10.4, 23.26);
+        // The other axis refined 2.7 % longer: the same.
+        assert!(same_lattice(&a, &found(3, 10.4, 23.88)));
+        // A row more, or a third of a pitch along, or 5 % longer: another.
+        assert!(!same_lattice(&a, &found(4, 10.4, 23.26)));
+        assert!(!same_lattice(&a, &found(3, 20.7, 23.26)));
+        assert!(!same_lattice(&a, &found(3, 10.4, 24.5)));
     }
 
     #[test]
