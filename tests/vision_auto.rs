@@ -334,8 +334,9 @@ fn given_sizes_make_up_no_board() {
     );
 }
 
-/// `given_sizes_make_up_no_board` today: 98.60 %, 226 exact (free: 98.45 %;
-/// before a rescue could pass by its tiles' majorities (`TILES_AGREE`),
+/// `given_sizes_make_up_no_board` today: 98.74 %, 227 exact (free: 98.60 %;
+/// before `parity_apart` needed a plain parity and `same_lattice`, 98.60 %
+/// and 98.45 %; before a rescue could pass by its tiles' majorities (`TILES_AGREE`),
 /// 98.41 % and 98.19 %; before a comb re-run kept to the board's stretch (`recomb`) and a
 /// refused best lattice could be rescued by any lattice found, 98.17 % and
 /// 97.09 %; before blurred narrow gaps were taken for gaps (`gaps_plain`),
@@ -344,7 +345,7 @@ fn given_sizes_make_up_no_board() {
 /// ring was chosen by `separation` and blind rings were set aside by
 /// `SEEING_SPREAD`, 95.71 %; before blob lattices were sampled on more
 /// rings, `BLOB_RINGS`, 96.25 %).
-const HINTED_FLOOR: f64 = 0.985;
+const HINTED_FLOOR: f64 = 0.987;
 
 /// Today's figures on the held-out seeds (`vision::family::closed`,
 /// `vision-games`): 93.46 % of cells, 2 boards of a wrong size (with
@@ -358,8 +359,10 @@ const HINTED_FLOOR: f64 = 0.985;
 /// with lattices of blobs sampled clear of symbols (`BLOB_RINGS`); 97.09 %
 /// once a blurred narrow gap counts as a gap (`gaps_plain`); 98.19 % with
 /// `recomb` kept to the board and rescues from any lattice found; 98.45 %
-/// with rescues passed by their tiles' majorities (`TILES_AGREE`).
-const HELD_OUT_FLOOR: f64 = 0.984;
+/// with rescues passed by their tiles' majorities (`TILES_AGREE`); 98.60 %
+/// once parities apart need one parity mostly one colour (`parity_apart`)
+/// and further rescues skip a lattice listed again (`same_lattice`).
+const HELD_OUT_FLOOR: f64 = 0.985;
 
 /// Per wrong cell: what was drawn, what was read and why (`SYNTH_VERBOSE`).
 fn wrong_cells(
