@@ -2157,6 +2157,14 @@ fn trimmed(
         }
         set
     };
+    // The tiles (cells read as a tile colour) of rows r0..r1 and columns
+    // c0..c1.
+    let tiles = |r0: usize, r1: usize, c0: usize, c1: usize| {
+        (r0..r1)
+            .flat_map(|r| (c0..c1).map(move |c| (r, c)))
+            .filter(|&(r, c)| value(r, c) <= 9)
+            .count()
+    };
     let (mut r0, mut r1, mut c0, mut c1) = (0, rows, 0, cols);
     let min = opts.find.min_cells;
     loop {
@@ -2167,14 +2175,30 @@ fn trimmed(
         let rows_free = opts.hints.rows.is_none() && r1 - r0 > min;
         let cols_free = opts.hints.cols.is_none() && c1 - c0 > min;
         let foreign = |block: u16, rest: u16| block & rest == 0 && (bare || block != 0);
+        // A block's tiles whose colours are seen nowhere else, by chance:
+        // `n` tiles all in a block of a `share` of the lattice happen with
+        // odds of about `share^n` (a 3x4 board's only two cells of a colour
+        // in its first column: 1 in 16). Dropped only when the odds
+        // against are [`CONFINED_ODDS`] or more. (When `bare`, the lattice
+        // was refused whole or has lost lines already: what it ran into is
+        // cut away as before.)
+        let area = ((r1 - r0) * (c1 - c0)) as f64;
+        let unlikely = |tiles: usize, cells: usize| {
+            bare || tiles == 0 || (area / cells as f64).powi(tiles as i32) >= CONFINED_ODDS
+        };
+        let apart = |(a0, a1, b0, b1): (usize, usize, usize, usize),
+                     (i0, i1, j0, j1): (usize, usize, usize, usize)| {
+            foreign(colours(a0, a1, b0, b1), colours(i0, i1, j0, j1))
+                && unlikely(tiles(a0, a1, b0, b1), (a1 - a0) * (b1 - b0))
+        };
         let mut cut = None;
         for k in 1..=(r1 - r0).saturating_sub(min) {
             if !rows_free {
                 break;
             }
-            if foreign(colours(r0, r0 + k, c0, c1), colours(r0 + k, r1, c0, c1)) {
+            if apart((r0, r0 + k, c0, c1), (r0 + k, r1, c0, c1)) {
                 cut = Some((r0 + k, r1, c0, c1));
-            } else if foreign(colours(r1 - k, r1, c0, c1), colours(r0, r1 - k, c0, c1)) {
+            } else if apart((r1 - k, r1, c0, c1), (r0, r1 - k, c0, c1)) {
                 cut = Some((r0, r1 - k, c0, c1));
             }
             if cut.is_some() {
@@ -2185,9 +2209,9 @@ fn trimmed(
             if !cols_free || cut.is_some() {
                 break;
             }
-            if foreign(colours(r0, r1, c0, c0 + k), colours(r0, r1, c0 + k, c1)) {
+            if apart((r0, r1, c0, c0 + k), (r0, r1, c0 + k, c1)) {
                 cut = Some((r0, r1, c0 + k, c1));
-            } else if foreign(colours(r0, r1, c1 - k, c1), colours(r0, r1, c0, c1 - k)) {
+            } else if apart((r0, r1, c1 - k, c1), (r0, r1, c0, c1 - k)) {
                 cut = Some((r0, r1, c0, c1 - k));
             }
         }
@@ -2205,7 +2229,12 @@ fn trimmed(
                             | colours(ir1, r1, c0, c1)
                             | colours(r0, r1, c0, ic0)
                             | colours(r0, r1, ic1, c1);
-                        if a + b < best && foreign(frame, colours(ir0, ir1, ic0, ic1)) {
+                        let inner = (ir1 - ir0) * (ic1 - ic0);
+                        let frame_tiles = tiles(r0, r1, c0, c1) - tiles(ir0, ir1, ic0, ic1);
+                        if a + b < best
+                            && foreign(frame, colours(ir0, ir1, ic0, ic1))
+                            && unlikely(frame_tiles, (r1 - r0) * (c1 - c0) - inner)
+                        {
                             best = a + b;
                             cut = Some((ir0, ir1, ic0, ic1));
                         }
@@ -2213,6 +2242,7 @@ fn trimmed(
                 }
             }
         }
+        eprintln!("DBG trim {:?} from {:?} bare {bare}", cut, (r0, r1, c0, c1));
         match cut {
             // Lines with no tile beyond a foreign block are part of what
             // the lattice ran into (UI parted from the board by background).
@@ -3056,6 +3086,44 @@ mod tests {
         assert!(!same_lattice(&a, &found(4, 10.4, 23.26)));
         assert!(!same_lattice(&a, &found(3, 20.7, 23.26)));
         assert!(!same_lattice(&a, &found(3, 10.4, 24.5)));
+    }
+
+    /// An outer line whose tile colours are seen nowhere else is dropped
+    /// only when that is unlikely by chance: a UI row of four cells of
+    /// its own colour above a board is; a 3x4 board's first column, with
+    /// the board's only two cells of one colour, is not (unless the lattice
+    /// was refused whole: `bare`).
+    #[test]
+    fn a_line_of_its_own_colours_is_dropped_unless_by_chance() {
+        let found = |rows: usize, cols: usize| FoundGrid {
+            rows,
+            cols,
+            grid: Grid {
+                left: 10.0,
+                top: 10.0,
+                cell_width: 30.0,
+                cell_height: 30.0,
+                gap_x: 4.0,
+                gap_y: 4.0,
+            },
+            uniform: 1.0,
+            contrast: 20.0,
+            score: 1.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        };
+        let values = |board: &str| -> Vec<u8> {
+            let b: Board = board.parse().expect("a board");
+            b.cells().to_vec()
+        };
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        let ui = values("4444/0120/1201/2012/0210");
+        let t = trimmed(&opts, &found(5, 4), &ui, false).expect("the UI row dropped");
+        assert_eq!((t.rows, t.cols, t.grid.top), (4, 4, 44.0));
+        let board = values("1222/1223/.2.2");
+        assert!(trimmed(&opts, &found(3, 4), &board, false).is_none());
+        let t = trimmed(&opts, &found(3, 4), &board, true).expect("refused whole: cut");
+        assert_eq!((t.rows, t.cols), (3, 3));
     }
 
     #[test]
