@@ -2999,26 +2999,15 @@ mod tests {
                 }
             }
         };
-        let ui = ["012", "120", "201"];
-        for (r, line) in ui.iter().enumerate() {
-            for (c, v) in line.bytes().enumerate() {
-                square(
-                    20 + 30 * c as u32,
-                    20 + 30 * r as u32,
-                    24,
-                    colours[(v - b'0') as usize],
-                );
-            }
-        }
+        // The header: 24-pixel squares at a pitch of 30 from (20, 20); the
+        // board: 30-pixel tiles at a pitch of 40 from (20, 150).
         let want = "0123/1230/2301/3012/0213";
-        for (r, line) in want.split('/').enumerate() {
-            for (c, v) in line.bytes().enumerate() {
-                square(
-                    20 + 40 * c as u32,
-                    150 + 40 * r as u32,
-                    30,
-                    colours[(v - b'0') as usize],
-                );
+        for (rows, top, size, pitch) in [("012/120/201", 20, 24, 30), (want, 150, 30, 40)] {
+            for (r, line) in rows.split('/').enumerate() {
+                for (c, v) in line.bytes().enumerate() {
+                    let (x, y) = (20 + pitch * c as u32, top + pitch * r as u32);
+                    square(x, y, size, colours[(v - b'0') as usize]);
+                }
             }
         }
         let found =

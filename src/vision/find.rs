@@ -2437,16 +2437,20 @@ mod tests {
 
     /// Re-run over the board's stretch, the comb stays on the board when
     /// stronger text of about its pitch lies elsewhere on the profile.
+    /// Four tile colours for the pictures drawn by the tests.
+    const TILE_COLOURS: [Rgb<u8>; 4] = [
+        Rgb([220, 60, 50]),
+        Rgb([60, 180, 80]),
+        Rgb([140, 60, 230]),
+        Rgb([240, 200, 40]),
+    ];
+
     /// A picture past the half-size limit holding a board of small
     /// touching circles (18 pixels: 9 at half size, under twice the least
     /// blob side): their lattice is found at full size.
     #[test]
     fn small_tiles_of_a_large_picture_are_looked_for_at_full_size() {
-        let colours = [
-            Rgb([220u8, 60, 50]),
-            Rgb([60, 180, 80]),
-            Rgb([140, 60, 230]),
-        ];
+        let colours = &TILE_COLOURS[..3];
         let mut img = RgbImage::from_pixel(700, 600, Rgb([25u8, 28, 30]));
         let (left, top, pitch) = (100.0, 150.0, 18.0);
         for r in 0..15 {
@@ -2484,12 +2488,7 @@ mod tests {
     /// its tiles' edges.
     #[test]
     fn blobs_between_tiles_give_the_board_gapless() {
-        let colours = [
-            Rgb([220u8, 60, 50]),
-            Rgb([60, 180, 80]),
-            Rgb([140, 60, 230]),
-            Rgb([240, 200, 40]),
-        ];
+        let colours = TILE_COLOURS;
         let mut img = RgbImage::from_pixel(260, 240, Rgb([250u8, 250, 250]));
         let (left, top, pitch, tile) = (30u32, 40u32, 17u32, 16u32);
         let (rows, cols) = (8u32, 10u32);
