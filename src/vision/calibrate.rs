@@ -2183,6 +2183,7 @@ fn trimmed(
         // was refused whole or has lost lines already: what it ran into is
         // cut away as before.)
         let area = ((r1 - r0) * (c1 - c0)) as f64;
+        let all_tiles = tiles(r0, r1, c0, c1);
         let unlikely = |tiles: usize, cells: usize| {
             bare || tiles == 0 || (area / cells as f64).powi(tiles as i32) >= CONFINED_ODDS
         };
@@ -2230,10 +2231,10 @@ fn trimmed(
                             | colours(r0, r1, c0, ic0)
                             | colours(r0, r1, ic1, c1);
                         let inner = (ir1 - ir0) * (ic1 - ic0);
-                        let frame_tiles = tiles(r0, r1, c0, c1) - tiles(ir0, ir1, ic0, ic1);
+                        let frame_tiles = all_tiles - tiles(ir0, ir1, ic0, ic1);
                         if a + b < best
                             && foreign(frame, colours(ir0, ir1, ic0, ic1))
-                            && unlikely(frame_tiles, (r1 - r0) * (c1 - c0) - inner)
+                            && unlikely(frame_tiles, area as usize - inner)
                         {
                             best = a + b;
                             cut = Some((ir0, ir1, ic0, ic1));
@@ -2242,7 +2243,6 @@ fn trimmed(
                 }
             }
         }
-        eprintln!("DBG trim {:?} from {:?} bare {bare}", cut, (r0, r1, c0, c1));
         match cut {
             // Lines with no tile beyond a foreign block are part of what
             // the lattice ran into (UI parted from the board by background).
@@ -2968,9 +2968,6 @@ mod tests {
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
     }
 
-    /// A highlight on every tile costs each tile a third of its footprint's
-    /// points, but every tile still agrees by a majority; a lattice half a
-    /// tile off, each cell over four tiles of a checker, does not.
     /// A picture with a header of coloured squares (a lattice of UI that
     /// the finder ranks first) beside a red panel, above a board of
     /// separate tiles: the header's lattice reads as a board with a tile
@@ -3148,6 +3145,9 @@ mod tests {
         assert!(matches!(inside(&img, &fits), std::borrow::Cow::Borrowed(_)));
     }
 
+    /// A highlight on every tile costs each tile a third of its footprint's
+    /// points, but every tile still agrees by a majority; a lattice half a
+    /// tile off, each cell over four tiles of a checker, does not.
     #[test]
     fn tiles_agree_by_majority_through_highlights() {
         let (green, red, white) = ([40u8, 140, 90], [200u8, 50, 40], [245u8, 245, 245]);

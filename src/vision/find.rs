@@ -2435,8 +2435,6 @@ mod tests {
         assert!(!gaps_plain(&img, &cells, &xs, &ys, contrast));
     }
 
-    /// Re-run over the board's stretch, the comb stays on the board when
-    /// stronger text of about its pitch lies elsewhere on the profile.
     /// Four tile colours for the pictures drawn by the tests.
     const TILE_COLOURS: [Rgb<u8>; 4] = [
         Rgb([220, 60, 50]),
@@ -2576,6 +2574,8 @@ mod tests {
         assert!(!parity_apart(&board, 4, 7));
     }
 
+    /// Re-run over the board's stretch, the comb stays on the board when
+    /// stronger text of about its pitch lies elsewhere on the profile.
     #[test]
     fn recomb_stays_on_the_board() {
         let mut p = vec![0.5f32; 480];
