@@ -328,6 +328,15 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
     let mut out: Vec<BlobLattice> = Vec::new();
     for class in size_classes(&tiles, p) {
         let Some(l) = lattice_of(&class, p, cells, &labels) else {
+            // `--log trace`: classes that made no lattice.
+            tracing::trace!(
+                "{}x{}: {} blobs of size {:.1}..{:.1}: no lattice",
+                w,
+                h,
+                class.len(),
+                class.first().map_or(0.0, Blob::size),
+                class.last().map_or(0.0, Blob::size)
+            );
             continue;
         };
         // The same lattice from another class (a gem's face and its

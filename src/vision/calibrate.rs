@@ -1635,12 +1635,27 @@ fn grown(
     opts: &CalibrateOptions,
     (reading, cal): (super::Reading, Calibration),
 ) -> (super::Reading, Calibration) {
+    let (reading, cal) = grown_known(img, opts, (reading, cal));
+    match extended(img, &cal, opts, Growth::Unseen)
+        .and_then(|wider| relearned(img, opts, &reading.board, &cal, wider))
+    {
+        Some(x) => x,
+        None => (reading, cal),
+    }
+}
+
+/// [`grown`] over lines of the palette's colours.
+fn grown_known(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    (reading, cal): (super::Reading, Calibration),
+) -> (super::Reading, Calibration) {
     let holed = reading.board.cells().contains(&EMPTY);
-    for with_holes in [true, false] {
-        if with_holes && !holed {
+    for growth in [Growth::Holes, Growth::Tiles] {
+        if growth == Growth::Holes && !holed {
             continue;
         }
-        let Some(wider) = extended(img, &cal, opts, with_holes) else {
+        let Some(wider) = extended(img, &cal, opts, growth) else {
             continue;
         };
         if let Ok(r) = read_board(img, &wider) {
@@ -1650,6 +1665,54 @@ fn grown(
         }
     }
     (reading, cal)
+}
+
+/// The lattice `found` as the finder would hand it over (no cells, no
+/// score): the calibration's size on `grid`.
+pub(super) fn found_on(cal: &Calibration, grid: Grid) -> FoundGrid {
+    FoundGrid {
+        rows: cal.rows,
+        cols: cal.cols,
+        grid,
+        uniform: 0.0,
+        contrast: 0.0,
+        score: 0.0,
+        cells: Vec::new(),
+        from_blobs: false,
+    }
+}
+
+/// The board of `wider` (a lattice grown past `cal` over tiles of colours
+/// its palette lacks) with a palette learned again on all of it, when that
+/// reads as a board and reads `cal`'s cells as `board` did, up to a
+/// renaming (no two colours merged, none split, the empty cells empty).
+fn relearned(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    board: &Board,
+    cal: &Calibration,
+    wider: Calibration,
+) -> Option<(super::Reading, Calibration)> {
+    let (reading, learned) = read_found(img, opts, Some(found_on(&wider, wider.grid))).ok()?;
+    let (dr, dc) = (
+        ((cal.grid.top - wider.grid.top) / cal.grid.pitch_y()).round() as usize,
+        ((cal.grid.left - wider.grid.left) / cal.grid.pitch_x()).round() as usize,
+    );
+    // Old value -> new value, one to one.
+    let mut to = [None::<u8>; 256];
+    let mut from = [None::<u8>; 256];
+    for r in 0..board.rows() {
+        for c in 0..board.cols() {
+            let (a, b) = (board.get(r, c), reading.board.get(r + dr, c + dc));
+            if a == UNKNOWN {
+                continue;
+            }
+            if *to[a as usize].get_or_insert(b) != b || *from[b as usize].get_or_insert(a) != a {
+                return None;
+            }
+        }
+    }
+    Some((reading, learned))
 }
 
 /// When the finder's best lattice is refused, the first of its
@@ -2325,7 +2388,7 @@ fn extended(
     img: &RgbImage,
     cal: &Calibration,
     opts: &CalibrateOptions,
-    holes: bool,
+    growth: Growth,
 ) -> Option<Calibration> {
     let mut cur = cal.clone();
     let mut grown = false;
@@ -2335,17 +2398,50 @@ fn extended(
             if !may_grow(&cur, opts, rows) {
                 continue;
             }
-            let Some((next, line)) = beyond(img, &cur, rows, before) else {
+            let Some((next, read)) = beyond_read(img, &cur, rows, before) else {
                 continue;
             };
+            let line: Vec<u8> = read.iter().map(|c| c.value).collect();
             let mut colours: Vec<u8> = line.iter().copied().filter(|&v| v <= 9).collect();
             let n_tiles = colours.len();
             colours.sort_unstable();
             colours.dedup();
-            let tiles = if holes {
-                n_tiles >= 1 && line.iter().all(|&v| v <= 9 || v == EMPTY)
-            } else {
-                n_tiles == line.len()
+            // One cell of a long line may be covered (a popup, the
+            // pointer): unread, it does not stop the line.
+            let unread = line.iter().filter(|&&v| v == UNKNOWN).count();
+            let covered = |n: usize| n <= usize::from(line.len() >= 3);
+            let tiles = match growth {
+                Growth::Holes => {
+                    n_tiles >= 1
+                        && covered(unread)
+                        && line.iter().all(|&v| v <= 9 || v == EMPTY || v == UNKNOWN)
+                }
+                Growth::Tiles => covered(unread) && n_tiles + unread == line.len(),
+                Growth::Unseen => {
+                    // Unread cells of one plain colour are tiles of a
+                    // colour the palette has not seen: at least one, and
+                    // two colours apart on a line of three or more.
+                    let unseen: Vec<Lab> = read
+                        .iter()
+                        .filter(|c| c.value == UNKNOWN && c.spread <= cur.palette.max_spread)
+                        .map(|c| c.lab)
+                        .collect();
+                    let labs: Vec<Lab> = read
+                        .iter()
+                        .filter(|c| {
+                            c.value <= 9 || c.value == UNKNOWN && c.spread <= cur.palette.max_spread
+                        })
+                        .map(|c| c.lab)
+                        .collect();
+                    let apart = labs.iter().any(|a| {
+                        labs.iter()
+                            .any(|b| delta_e(*a, *b) > opts.params.empty_distance)
+                    });
+                    !unseen.is_empty()
+                        && !line.contains(&EMPTY)
+                        && covered(line.len() - labs.len())
+                        && (line.len() < 3 || apart)
+                }
             };
             // Where the tiles along the board's outer line are parted by a
             // plain background, the new line's are parted by the same (a
@@ -2369,6 +2465,19 @@ fn extended(
     grown.then_some(cur)
 }
 
+/// What a line beyond a lattice may hold to be taken into it
+/// ([`extended`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Growth {
+    /// Tiles of the palette and empty cells (at least one tile).
+    Holes,
+    /// Tiles of the palette only.
+    Tiles,
+    /// Tiles of the palette and plain cells of colours it lacks (at least
+    /// one): the palette is learned again on the grown lattice.
+    Unseen,
+}
+
 /// True when the lattice may take one more row (when `rows`) or column:
 /// the user did not give their number, and it is under the finder's most.
 fn may_grow(cal: &Calibration, opts: &CalibrateOptions, rows: bool) -> bool {
@@ -2384,12 +2493,12 @@ fn may_grow(cal: &Calibration, opts: &CalibrateOptions, rows: bool) -> bool {
 /// `rows`, before the first when `before`, else after the last) and that
 /// line's readings with the calibration's palette; None when the line does
 /// not fit in the picture.
-fn beyond(
+fn beyond_read(
     img: &RgbImage,
     cal: &Calibration,
     rows: bool,
     before: bool,
-) -> Option<(Calibration, Vec<u8>)> {
+) -> Option<(Calibration, Vec<CellReading>)> {
     let mut next = cal.clone();
     if rows {
         next.rows += 1;
@@ -2404,18 +2513,25 @@ fn beyond(
     }
     next.validate().ok()?;
     let cells = read_cells(img, &next).ok()?;
-    let line: Vec<u8> = if rows {
+    let line: Vec<CellReading> = if rows {
         let r = if before { 0 } else { next.rows - 1 };
-        (0..next.cols)
-            .map(|c| cells[r * next.cols + c].value)
-            .collect()
+        (0..next.cols).map(|c| cells[r * next.cols + c]).collect()
     } else {
         let c = if before { 0 } else { next.cols - 1 };
-        (0..next.rows)
-            .map(|r| cells[r * next.cols + c].value)
-            .collect()
+        (0..next.rows).map(|r| cells[r * next.cols + c]).collect()
     };
     Some((next, line))
+}
+
+/// [`beyond_read`]'s line as the values read.
+fn beyond(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    before: bool,
+) -> Option<(Calibration, Vec<u8>)> {
+    let (next, line) = beyond_read(img, cal, rows, before)?;
+    Some((next, line.iter().map(|c| c.value).collect()))
 }
 
 /// True when the board's frame is seen just beyond side (`rows`, `before`)
@@ -2966,6 +3082,64 @@ mod tests {
         // One disc read as empty is not enough to tell.
         let one: Board = "0.0/000/000".parse().expect("a board");
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
+    }
+
+    /// A lattice over the left half of a board, where the palette lacks a
+    /// colour of the right half: the lines beyond are plain tiles, and the
+    /// board grows over them with a palette learned again; a panel of one
+    /// colour beside the board is not taken in.
+    #[test]
+    fn a_board_grows_over_tiles_of_colours_unseen() {
+        let colours = [
+            [200u8, 40, 40],
+            [40, 160, 60],
+            [40, 70, 200],
+            [150, 60, 190],
+        ];
+        let mut img = RgbImage::from_pixel(360, 200, image::Rgb([245u8, 245, 245]));
+        let mut square = |x0: u32, y0: u32, w: u32, h: u32, colour: [u8; 3]| {
+            for y in y0..y0 + h {
+                for x in x0..x0 + w {
+                    img.put_pixel(x, y, image::Rgb(colour));
+                }
+            }
+        };
+        // 30-pixel tiles at a pitch of 40 from (20, 20); the panel at the
+        // seventh column's place.
+        let want = "012303/120312/201031";
+        for (r, line) in want.split('/').enumerate() {
+            for (c, v) in line.bytes().enumerate() {
+                let (x, y) = (20 + 40 * c as u32, 20 + 40 * r as u32);
+                square(x, y, 30, 30, colours[(v - b'0') as usize]);
+            }
+        }
+        square(260, 10, 60, 130, [230, 200, 40]);
+        let left = FoundGrid {
+            rows: 3,
+            cols: 3,
+            grid: Grid {
+                left: 20.0,
+                top: 20.0,
+                cell_width: 30.0,
+                cell_height: 30.0,
+                gap_x: 10.0,
+                gap_y: 10.0,
+            },
+            uniform: 1.0,
+            contrast: 30.0,
+            score: 100.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        };
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        let first = read_found(&img, &opts, Some(left)).expect("the left half");
+        assert_eq!(first.0.board.to_string(), "012/120/201");
+        // Its own colours alone do not reach past the third column.
+        let (known, _) = grown_known(&img, &opts, first.clone());
+        assert_eq!(known.board.to_string(), "012/120/201");
+        let (reading, cal) = grown(&img, &opts, first);
+        assert_eq!((cal.rows, cal.cols), (3, 6));
+        assert_eq!(reading.board.to_string(), want);
     }
 
     /// A picture with a header of coloured squares (a lattice of UI that

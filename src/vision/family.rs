@@ -14,8 +14,8 @@
 
 use image::RgbImage;
 
-use super::calibrate::{open_sides, read_auto_free, read_found, CalibrateOptions};
-use super::find::{FoundGrid, Hints};
+use super::calibrate::{found_on, open_sides, read_auto_free, read_found, CalibrateOptions};
+use super::find::Hints;
 use super::layout::Calibration;
 use super::{Reading, VisionError};
 
@@ -179,17 +179,7 @@ fn slid(
         let mut grid = cal.grid;
         grid.top += dy as f64 * grid.pitch_y();
         grid.left += dx as f64 * grid.pitch_x();
-        let found = FoundGrid {
-            rows: cal.rows,
-            cols: cal.cols,
-            grid,
-            uniform: 0.0,
-            contrast: 0.0,
-            score: 0.0,
-            cells: Vec::new(),
-            from_blobs: false,
-        };
-        let (reading, moved) = read_found(img, opts, Some(found)).ok()?;
+        let (reading, moved) = read_found(img, opts, Some(found_on(cal, grid))).ok()?;
         (!open_sides(img, &moved).contains(&true)).then_some((reading, moved))
     })
 }

@@ -1459,15 +1459,28 @@ fn search(
     let mut all: Vec<FoundGrid> = Vec::new();
     let mut why = String::from("no candidate grid");
 
+    let pairs: Vec<&(Comb, Comb)> = pairs
+        .iter()
+        .filter(|(a, b)| (0.5..=2.0).contains(&(a.pitch / b.pitch)))
+        .collect();
     let results: Vec<Result<Vec<FoundGrid>, String>> = pairs
         .par_iter()
-        .filter(|(a, b)| (0.5..=2.0).contains(&(a.pitch / b.pitch)))
         .map(|(a, b)| evaluate(img, &edges, *a, *b, hints, params))
         .collect();
-    for r in results {
+    for (r, (a, b)) in results.into_iter().zip(pairs) {
         match r {
             Ok(mut f) => all.append(&mut f),
-            Err(e) => why = e,
+            Err(e) => {
+                // `--log trace`: why each pair of combs gave no lattice.
+                tracing::trace!(
+                    "combs {:.2}@{:.1} x {:.2}@{:.1}: {e}",
+                    a.pitch,
+                    a.phase,
+                    b.pitch,
+                    b.phase
+                );
+                why = e
+            }
         }
     }
     all.extend(blob_candidates(img, &edges, hints, params));
@@ -1882,7 +1895,16 @@ fn evaluate(
         for ys in &ya {
             match judged(img, edges, *xs, *ys, hints, params, Source::Edges) {
                 Ok(f) => found.push(f),
-                Err(e) => why = e,
+                Err(e) => {
+                    tracing::trace!(
+                        "lattice at ({:.1}, {:.1}) tile {:.1}x{:.1}: {e}",
+                        xs.centre,
+                        ys.centre,
+                        xs.tile,
+                        ys.tile
+                    );
+                    why = e
+                }
             }
         }
     }
