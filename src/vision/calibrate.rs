@@ -1544,9 +1544,11 @@ pub fn read_auto_free(
 /// it lies over part of a larger board, or it is UI whose palette took a
 /// tile's colour) and the game's family has no fixed sizes (where such a
 /// reading is refused, see `family::read_sized`), the lattices of blobs
-/// found are tried, each held to what a rescue beyond the near
-/// alternatives must show (`first_rescue`): the board's own lattice of
-/// separate tiles may score below a bar of UI text, and is taken instead.
+/// found are tried, each held to what a near alternative's rescue must
+/// show (`first_rescue`: its tiles may agree with their colours by a
+/// majority of their points, through symbols and highlights): the board's
+/// own lattice of separate tiles may score below a bar of UI text, and is
+/// taken instead.
 fn read_free(
     img: &RgbImage,
     opts: &CalibrateOptions,
@@ -1570,9 +1572,10 @@ fn read_among(
     }
     // Only lattices of blobs: tiles seen apart, one by one (any lattice of
     // the finder tried here is one more chance to take a pattern for a
-    // board; seed 2237's 3x3 at twice the pitch fitted its cells).
+    // board; seed 2237's 3x3 at twice the pitch fitted its cells). Being
+    // seen apart, they are held to what the near alternatives are.
     let blobs: Vec<&FoundGrid> = all.iter().filter(|f| f.from_blobs).collect();
-    match first_rescue(img, opts, blobs, 0) {
+    match first_rescue(img, opts, blobs.clone(), blobs.len()) {
         Some(x) => {
             tracing::debug!(
                 "a {}x{} lattice with tiles beyond it; read {}x{} instead",
@@ -3146,9 +3149,17 @@ mod tests {
     /// the finder ranks first) beside a red panel, above a board of
     /// separate tiles: the header's lattice reads as a board with a tile
     /// colour just beyond its right side, so the lattice of blobs is read
-    /// instead.
+    /// instead. With a highlight on each of the board's tiles (a quarter
+    /// of the wider ring's points on the background's white), its tiles
+    /// still agree with their colours by a majority, and it is read.
     #[test]
     fn a_lattice_with_tiles_beyond_gives_way_to_the_blobs() {
+        for highlight in [false, true] {
+            tiles_beyond_give_way(highlight);
+        }
+    }
+
+    fn tiles_beyond_give_way(highlight: bool) {
         let colours = [
             [200u8, 40, 40],
             [40, 160, 60],
@@ -3178,6 +3189,10 @@ mod tests {
                 for (c, v) in line.bytes().enumerate() {
                     let (x, y) = (20 + pitch * c as u32, top + pitch * r as u32);
                     square(x, y, size, colours[(v - b'0') as usize]);
+                    if highlight && top == 150 {
+                        // 8 pixels, 6 up and left of the tile's centre.
+                        square(x + 5, y + 5, 8, white);
+                    }
                 }
             }
         }
