@@ -2192,6 +2192,10 @@ fn varied(board: &Board) -> bool {
 /// one line says "lines of UI or text, not tiles".
 const CONFINED_ODDS: f64 = 20.0;
 
+/// The sides of a lattice an outer block may be trimmed from
+/// ([`trimmed`]): each is one more chance to see a colour confined to one.
+const SIDES: f64 = 4.0;
+
 /// Lattice `found` without blocks of outer rows and columns (on one side,
 /// or up to three lines on each of two sides that meet at a corner) whose
 /// tile colours (`values`: each cell's reading with the palette learned on
@@ -2244,14 +2248,15 @@ fn trimmed(
         // A block's tiles whose colours are seen nowhere else, by chance:
         // `n` tiles all in a block of a `share` of the lattice happen with
         // odds of about `share^n` (a 3x4 board's only two cells of a colour
-        // in its first column: 1 in 16). Dropped only when the odds
-        // against are [`CONFINED_ODDS`] or more. (When `bare`, the lattice
+        // in its first column: 1 in 16), on any of four sides. Dropped only
+        // when the odds against one side are four times [`CONFINED_ODDS`]
+        // or more (a 3x6 board's first column: 1 in 36). (When `bare`, the lattice
         // was refused whole or has lost lines already: what it ran into is
         // cut away as before.)
         let area = ((r1 - r0) * (c1 - c0)) as f64;
         let all_tiles = tiles(r0, r1, c0, c1);
         let unlikely = |tiles: usize, cells: usize| {
-            bare || tiles == 0 || (area / cells as f64).powi(tiles as i32) >= CONFINED_ODDS
+            bare || tiles == 0 || (area / cells as f64).powi(tiles as i32) >= SIDES * CONFINED_ODDS
         };
         let apart = |(a0, a1, b0, b1): (usize, usize, usize, usize),
                      (i0, i1, j0, j1): (usize, usize, usize, usize)| {
@@ -3267,7 +3272,7 @@ mod tests {
     /// only when that is unlikely by chance: a UI row of four cells of
     /// its own colour above a board is; a 3x4 board's first column, with
     /// the board's only two cells of one colour, is not (unless the lattice
-    /// was refused whole: `bare`).
+    /// was refused whole: `bare`), nor a 3x6 board's.
     #[test]
     fn a_line_of_its_own_colours_is_dropped_unless_by_chance() {
         let found = |rows: usize, cols: usize| FoundGrid {
@@ -3299,6 +3304,10 @@ mod tests {
         assert!(trimmed(&opts, &found(3, 4), &board, false).is_none());
         let t = trimmed(&opts, &found(3, 4), &board, true).expect("refused whole: cut");
         assert_eq!((t.rows, t.cols), (3, 3));
+        // Two cells of one colour in one of a 3x6 board's outer columns:
+        // odds of 36 for that column, but four sides were looked at.
+        let board = values(".23434/042231/043241");
+        assert!(trimmed(&opts, &found(3, 6), &board, false).is_none());
     }
 
     #[test]
