@@ -1661,10 +1661,17 @@ fn grown_known(
         let Some(wider) = extended(img, &cal, opts, growth) else {
             continue;
         };
-        if let Ok(r) = read_board(img, &wider) {
-            if plausible(&r.board, false).is_ok() {
-                return (r, wider);
-            }
+        let r = read_board(img, &wider).and_then(|r| plausible(&r.board, false).map(|_| r));
+        tracing::debug!(
+            "{}x{} grown to {}x{}: {}",
+            cal.rows,
+            cal.cols,
+            wider.rows,
+            wider.cols,
+            r.as_ref().map_or_else(|e| e.to_string(), |_| "read".into())
+        );
+        if let Ok(r) = r {
+            return (r, wider);
         }
     }
     (reading, cal)
@@ -2453,8 +2460,17 @@ fn extended(
             };
             // Where the tiles along the board's outer line are parted by a
             // plain background, the new line's are parted by the same (a
-            // row of UI squares on a panel of its own is not).
+            // row of UI squares on a panel of its own is not). Tiles that
+            // touch have no gaps to compare.
             let parted = || {
+                let gap = if rows {
+                    next.grid.gap_x
+                } else {
+                    next.grid.gap_y
+                };
+                if gap < 1.0 {
+                    return true;
+                }
                 let n = if rows { next.rows } else { next.cols };
                 let (new_k, inner_k) = if before { (0, 1) } else { (n - 1, n - 2) };
                 let inner = line_gaps(img, &next, rows, inner_k);
@@ -3090,6 +3106,50 @@ mod tests {
         // One disc read as empty is not enough to tell.
         let one: Board = "0.0/000/000".parse().expect("a board");
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
+    }
+
+    /// A lattice over the lower rows of a board of touching squares grows
+    /// over the top row: where tiles touch, the colour found between two of
+    /// them is theirs, and the top row's (mostly one colour) need not match
+    /// the row below's.
+    #[test]
+    fn a_board_of_touching_tiles_grows_over_its_lines() {
+        let colours = [[200u8, 40, 40], [40, 160, 60], [40, 70, 200]];
+        let mut img = RgbImage::from_pixel(200, 200, image::Rgb([245u8, 245, 245]));
+        let want = "2221/0001/1202/0120";
+        for (r, line) in want.split('/').enumerate() {
+            for (c, v) in line.bytes().enumerate() {
+                for y in 0..30 {
+                    for x in 0..30 {
+                        let (x, y) = (20 + 30 * c as u32 + x, 20 + 30 * r as u32 + y);
+                        img.put_pixel(x, y, image::Rgb(colours[(v - b'0') as usize]));
+                    }
+                }
+            }
+        }
+        let lower = FoundGrid {
+            rows: 3,
+            cols: 4,
+            grid: Grid {
+                left: 20.0,
+                top: 50.0,
+                cell_width: 30.0,
+                cell_height: 30.0,
+                gap_x: 0.0,
+                gap_y: 0.0,
+            },
+            uniform: 1.0,
+            contrast: 30.0,
+            score: 100.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        };
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        let first = read_found(&img, &opts, Some(lower)).expect("the lower rows");
+        assert_eq!(first.0.board.to_string(), "0001/1202/0120");
+        let (reading, cal) = grown_known(&img, &opts, first);
+        assert_eq!((cal.rows, cal.cols), (4, 4));
+        assert_eq!(reading.board.to_string(), want);
     }
 
     /// A lattice over the left half of a board, where the palette lacks a
