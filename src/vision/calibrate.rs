@@ -653,11 +653,17 @@ fn outlier_limit(d: &[f32]) -> f32 {
     (4.0 * median_mut(&mut d.to_vec())).max(6.0)
 }
 
+/// The least outlier limit of [`split_outliers`].
+const TIGHT_FLOOR: f32 = 4.0;
+
 /// Splits off, from each k-means cluster, its outliers when there are two
 /// or more (at most half the cluster), they agree with each other (each
-/// within the cluster's outlier limit of their robust colour) and their
-/// colour is twice that limit from the cluster's and not a shade of it
-/// ([`shade_of`] within `hue` degrees: a hover highlight, a dimmed group):
+/// within the cluster's outlier limit, here floored at [`TIGHT_FLOOR`],
+/// of their robust colour) and their colour is twice that limit from the
+/// cluster's and not a shade of it ([`shade_of`] within `hue` degrees,
+/// and lighter or darker by half their distance or more: a hover
+/// highlight, a dimmed group; two greens of one lightness whose chroma
+/// differs are two colours):
 /// two colours closer than the
 /// split distance (two tiles of near hues after a brightness change), told
 /// apart by how tight each group is. New clusters get new indices.
@@ -667,7 +673,7 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, 
         let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
         let (centre, _) = robust_centre(&labs);
         let d: Vec<f32> = labs.iter().map(|l| delta_e(*l, centre)).collect();
-        let limit = outlier_limit(&d);
+        let limit = (4.0 * median_mut(&mut d.clone())).max(TIGHT_FLOOR);
         let out: Vec<usize> = (0..members.len()).filter(|&k| d[k] > limit).collect();
         if out.len() < 2 || out.len() * 2 > members.len() {
             continue;
@@ -675,7 +681,9 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, 
         let out_labs: Vec<Lab> = out.iter().map(|&k| labs[k]).collect();
         let (other, _) = robust_centre(&out_labs);
         let tight = out_labs.iter().all(|l| delta_e(*l, other) <= limit);
-        if tight && delta_e(other, centre) >= 2.0 * limit && !shade_of(centre, other, hue) {
+        let apart = delta_e(other, centre);
+        let shade = shade_of(centre, other, hue) && (other[0] - centre[0]).abs() >= 0.5 * apart;
+        if tight && apart >= 2.0 * limit && !shade {
             for &k in &out {
                 assign[members[k]] = centres.len();
             }
@@ -3601,6 +3609,37 @@ mod tests {
         let mut assign: Vec<usize> = (0..6).map(|i| i / 3).collect();
         merge_overlapping(&pts, &mut assign, 20.0);
         assert_ne!(assign[0], assign[3]);
+    }
+
+    /// Two tight groups of one hue and lightness, 10 apart in chroma (two
+    /// greens of a skin), are two colours; a group as far off but lighter
+    /// (a hover highlight) is a shade, kept in the cluster.
+    #[test]
+    fn near_colours_of_one_hue_split_unless_a_shade() {
+        let green = [89.0f32, -71.3, 72.7];
+        let tight = |c: Lab, n: usize| -> Vec<Lab> {
+            (0..n)
+                .map(|i| {
+                    [
+                        c[0] + 0.3 * (i % 3) as f32,
+                        c[1] - 0.2 * (i % 2) as f32,
+                        c[2],
+                    ]
+                })
+                .collect()
+        };
+        for (other, split) in [
+            ([89.0f32, -75.0, 82.6], true),
+            ([99.0, -71.3 * 0.97, 72.7 * 0.97], false),
+        ] {
+            let mut pts = tight(green, 12);
+            pts.extend(tight(other, 6));
+            let mut assign = vec![0usize; pts.len()];
+            let mut centres = vec![mean(&pts)];
+            split_outliers(&pts, &mut assign, &mut centres, 10.0);
+            assert_eq!(centres.len() == 2, split, "{other:?}");
+            assert_eq!(assign[12..].iter().all(|&a| a == 1), split);
+        }
     }
 
     #[test]
