@@ -2626,13 +2626,55 @@ fn frame_seen_within(
 /// mid-game has empty rows on top and columns on the right, and its stacks
 /// of tiles alone do not tell where it ends; its empty background does,
 /// when something else borders it.
-fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<Calibration> {
+///
+/// With `held`, a side whose outer line is not mostly empty is taken as
+/// the board's edge as it is (a board on a wide backdrop: Klickety's
+/// columns on a black area wider than the board, its top row mostly
+/// empty below the toolbar); only the mostly empty sides need their frame.
+fn framed(
+    img: &RgbImage,
+    cal: &Calibration,
+    opts: &CalibrateOptions,
+    held: bool,
+) -> Option<Calibration> {
     if cal.palette.empty.is_empty() {
         return None;
     }
     let limit = opts.params.empty_distance;
     let mut cur = cal.clone();
+    // The outer line's empty cells and tiles.
+    let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
+        let cells = read_cells(img, cur).ok()?;
+        let (n, along) = if rows {
+            (cur.rows, cur.cols)
+        } else {
+            (cur.cols, cur.rows)
+        };
+        let k = if before { 0 } else { n - 1 };
+        let line: Vec<u8> = (0..along)
+            .map(|i| cells[if rows { k * along + i } else { i * n + k }].value)
+            .collect();
+        let count = |f: fn(u8) -> bool| line.iter().filter(|&&v| f(v)).count();
+        Some((count(|v| v == EMPTY), count(|v| v <= 9)))
+    };
     for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
+        if held {
+            let (empty, tiles) = outer(&cur, rows, before)?;
+            let along = if rows { cur.cols } else { cur.rows };
+            if 2 * empty <= along {
+                // Held as it is: the backdrop goes on beyond it, a line
+                // of background (or no room for a line).
+                match beyond(img, &cur, rows, before) {
+                    Some((_, line)) if line.iter().any(|&v| v != EMPTY) => return None,
+                    _ => continue,
+                }
+            }
+            // A mostly empty line is the board's when a stack of tiles
+            // reaches it (and its frame is seen where it is, below).
+            if tiles == 0 {
+                return None;
+            }
+        }
         loop {
             // The line beyond, when it fits: tiles there mean the board
             // goes on (a tile's edge is no frame).
@@ -2658,7 +2700,8 @@ fn framed(img: &RgbImage, cal: &Calibration, opts: &CalibrateOptions) -> Option<
                     break;
                 }
             }
-            if !may_grow(&cur, opts, rows) || !grows {
+            // Held: a mostly empty side shows its frame where it is.
+            if held || !may_grow(&cur, opts, rows) || !grows {
                 return None;
             }
             let (next, _) = next?;
@@ -2676,14 +2719,26 @@ fn read_framed(
     opts: &CalibrateOptions,
     cal: &Calibration,
 ) -> Option<(super::Reading, Calibration)> {
-    let grown = framed(img, cal, opts)?;
-    let reading = read_board(img, &grown).ok()?;
-    let unread = reading.board.cells().contains(&UNKNOWN);
-    if unread || highlight_pair(&grown.palette) {
-        return None;
-    }
-    plausible(&reading.board, true).ok()?;
-    Some((reading, grown))
+    [false, true].into_iter().find_map(|held| {
+        let grown = framed(img, cal, opts, held)?;
+        let reading = read_board(img, &grown).ok()?;
+        let unread = reading.board.cells().contains(&UNKNOWN);
+        // Held sides were not framed: every line must hold a tile (a
+        // lattice at another pitch leaves lines of background between).
+        if unread || highlight_pair(&grown.palette) || (held && empty_line(&reading.board)) {
+            return None;
+        }
+        plausible(&reading.board, true).ok()?;
+        Some((reading, grown))
+    })
+}
+
+/// True when some row or column of `board` holds no tile.
+fn empty_line(board: &Board) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let tile = |r: usize, c: usize| board.get(r, c) <= 9;
+    (0..rows).any(|r| !(0..cols).any(|c| tile(r, c)))
+        || (0..cols).any(|c| !(0..rows).any(|r| tile(r, c)))
 }
 
 /// A lattice refused for its empty cells (most of the board, or most of an
@@ -3114,6 +3169,71 @@ mod tests {
         // One disc read as empty is not enough to tell.
         let one: Board = "0.0/000/000".parse().expect("a board");
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
+    }
+
+    /// A collapse board on a black area wider than itself, its top row
+    /// mostly empty just below a toolbar (Klickety mid-game): the sides
+    /// with tiles are its edges as they are, the top row's frame is seen,
+    /// and it reads. A lattice taking in a square two columns beyond,
+    /// with a column of background between, does not.
+    #[test]
+    fn a_board_on_a_wider_backdrop_is_read_to_its_tiles() {
+        let colours = [[200u8, 90, 90], [90, 200, 90], [90, 90, 200]];
+        let mut img = RgbImage::from_pixel(345, 400, image::Rgb([0u8, 0, 0]));
+        for y in 0..56 {
+            for x in 0..345 {
+                img.put_pixel(x, y, image::Rgb([230, 230, 230]));
+            }
+        }
+        let want = "0.../1201/2012/0120/1201";
+        for (r, line) in want.split('/').enumerate() {
+            for (c, v) in line.bytes().enumerate() {
+                if v == b'.' {
+                    continue;
+                }
+                for y in 0..40 {
+                    for x in 0..40 {
+                        let (x, y) = (100 + 40 * c as u32 + x, 60 + 40 * r as u32 + y);
+                        let edge = x % 40 == 20 || y % 40 == 20;
+                        let colour = if edge {
+                            [0, 0, 0]
+                        } else {
+                            colours[(v - b'0') as usize]
+                        };
+                        img.put_pixel(x, y, image::Rgb(colour));
+                    }
+                }
+            }
+        }
+        // A square of a tile colour two columns right of the board, by the
+        // picture's edge.
+        for y in 221..259 {
+            for x in 301..339 {
+                img.put_pixel(x, y, image::Rgb(colours[0]));
+            }
+        }
+        let lattice = |cols: usize, pitch: f64| FoundGrid {
+            rows: 5,
+            cols,
+            grid: Grid {
+                left: 100.0,
+                top: 60.0,
+                cell_width: pitch,
+                cell_height: 40.0,
+                gap_x: 0.0,
+                gap_y: 0.0,
+            },
+            uniform: 1.0,
+            contrast: 30.0,
+            score: 100.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        };
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        let (reading, cal) = read_lattice(&img, &opts, &lattice(4, 40.0)).expect("the board");
+        assert_eq!((cal.rows, cal.cols), (5, 4));
+        assert_eq!(reading.board.to_string(), want);
+        assert!(read_lattice(&img, &opts, &lattice(6, 40.0)).is_err());
     }
 
     /// A lattice over the lower rows of a board of touching squares grows
