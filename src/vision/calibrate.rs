@@ -2722,15 +2722,121 @@ fn read_framed(
     [false, true].into_iter().find_map(|held| {
         let grown = framed(img, cal, opts, held)?;
         let reading = read_board(img, &grown).ok()?;
-        let unread = reading.board.cells().contains(&UNKNOWN);
+        let hover = reading.board.cells().contains(&UNKNOWN) || highlight_pair(&grown.palette);
+        let (reading, grown) = if hover {
+            unhovered(&reading, &grown)?
+        } else {
+            (reading, grown)
+        };
         // Held sides were not framed: every line must hold a tile (a
         // lattice at another pitch leaves lines of background between).
-        if unread || highlight_pair(&grown.palette) || (held && empty_line(&reading.board)) {
+        if held && empty_line(&reading.board) {
             return None;
         }
         plausible(&reading.board, true).ok()?;
         Some((reading, grown))
     })
+}
+
+/// A board read with a hover highlight over one group of tiles (the
+/// pointer over a collapse board lights the group under it): the group's
+/// cells, one 4-connected group of two or more of one tile colour
+/// brightened ([`brightened`], and lighter), are read as that colour (a
+/// lone cell is as likely a button beside the board). They were either unread
+/// (`?`, no other cell is) or learned as a colour of their own (then
+/// [`highlight_pair`]: that colour is folded into the other, the palette
+/// renumbered by first appearance). None when the board shows no such
+/// group.
+fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Reading, Calibration)> {
+    let board = &reading.board;
+    let colours = &cal.palette.colours;
+    // (the highlight, the colour under it): the lighter of the two.
+    let pair = colours.iter().enumerate().find_map(|(i, a)| {
+        let b = colours[i + 1..].iter().find(|b| brightened(a.lab, b.lab))?;
+        Some(if a.lab[0] > b.lab[0] {
+            (a.index, b.index)
+        } else {
+            (b.index, a.index)
+        })
+    });
+    let mut cal = cal.clone();
+    let (hovered, base): (Vec<usize>, u8) = match pair {
+        Some((lit, base)) => {
+            if board.cells().contains(&UNKNOWN) {
+                return None;
+            }
+            for c in cal.palette.colours.iter_mut().filter(|c| c.index == lit) {
+                c.index = base;
+            }
+            let at = (0..board.cells().len()).filter(|&i| board.cells()[i] == lit);
+            (at.collect(), base)
+        }
+        None => {
+            let at: Vec<usize> = (0..board.cells().len())
+                .filter(|&i| board.cells()[i] == UNKNOWN)
+                .collect();
+            let base = colours
+                .iter()
+                .find(|c| {
+                    at.iter().all(|&i| {
+                        let lab = reading.cells[i].lab;
+                        lab[0] > c.lab[0] && brightened(c.lab, lab)
+                    })
+                })?
+                .index;
+            (at, base)
+        }
+    };
+    if hovered.len() < 2 || !connected(&hovered, board.cols()) {
+        return None;
+    }
+    let mut cells = board.cells().to_vec();
+    for &i in &hovered {
+        cells[i] = base;
+    }
+    // Renumber by first appearance in reading order.
+    let mut to = [None::<u8>; 10];
+    let mut next = 0u8;
+    for v in cells.iter_mut().filter(|v| **v <= 9) {
+        let n = *to[*v as usize].get_or_insert_with(|| {
+            next += 1;
+            next - 1
+        });
+        *v = n;
+    }
+    cal.palette
+        .colours
+        .retain(|c| to[c.index as usize].is_some());
+    for c in cal.palette.colours.iter_mut() {
+        c.index = to[c.index as usize]?;
+    }
+    let mut read = reading.clone();
+    read.board = Board::from_cells(board.rows(), board.cols(), cells);
+    for (cell, &v) in read.cells.iter_mut().zip(read.board.cells()) {
+        cell.value = v;
+    }
+    Some((read, cal))
+}
+
+/// True when cells `at` (indices into a row-major board of `cols`
+/// columns) form one 4-connected group.
+fn connected(at: &[usize], cols: usize) -> bool {
+    let Some(&first) = at.first() else {
+        return false;
+    };
+    let mut seen = vec![first];
+    let mut k = 0;
+    while k < seen.len() {
+        let i = seen[k];
+        k += 1;
+        for &j in at {
+            let (r, c, rj, cj) = (i / cols, i % cols, j / cols, j % cols);
+            if r.abs_diff(rj) + c.abs_diff(cj) == 1 && !seen.contains(&j) {
+                seen.push(j);
+            }
+        }
+    }
+    seen.len() == at.len()
 }
 
 /// True when some row or column of `board` holds no tile.
@@ -3169,6 +3275,64 @@ mod tests {
         // One disc read as empty is not enough to tell.
         let one: Board = "0.0/000/000".parse().expect("a board");
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
+    }
+
+    /// A collapse board in its frame with the pointer over a group of
+    /// three tiles, drawn brighter (Swell Foop): the group reads as its
+    /// colour, not as `?` or a colour of its own.
+    #[test]
+    fn a_hovered_group_reads_as_its_colour() {
+        let colours = [[37u8, 71, 116], [62, 122, 5], [169, 149, 14]];
+        let lit = |c: [u8; 3]| c.map(|v| (v as f32 * 1.6).round() as u8);
+        let mut img = RgbImage::from_pixel(280, 300, image::Rgb([200u8, 200, 200]));
+        for y in 40..240 {
+            for x in 60..220 {
+                img.put_pixel(x, y, image::Rgb([0, 0, 0]));
+            }
+        }
+        let board = "..../1.../02../012./0112";
+        let group = [(3, 1), (4, 1), (4, 2)];
+        for (r, line) in board.split('/').enumerate() {
+            for (c, v) in line.bytes().enumerate() {
+                if v == b'.' {
+                    continue;
+                }
+                let base = colours[(v - b'0') as usize];
+                let colour = if group.contains(&(r, c)) {
+                    lit(base)
+                } else {
+                    base
+                };
+                for y in 1..39 {
+                    for x in 1..39 {
+                        let (x, y) = (60 + 40 * c as u32 + x, 40 + 40 * r as u32 + y);
+                        img.put_pixel(x, y, image::Rgb(colour));
+                    }
+                }
+            }
+        }
+        let lattice = FoundGrid {
+            rows: 5,
+            cols: 4,
+            grid: Grid {
+                left: 60.0,
+                top: 40.0,
+                cell_width: 40.0,
+                cell_height: 40.0,
+                gap_x: 0.0,
+                gap_y: 0.0,
+            },
+            uniform: 1.0,
+            contrast: 30.0,
+            score: 100.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        };
+        let opts = CalibrateOptions::find("generic", Hints::default());
+        let (reading, cal) = read_lattice(&img, &opts, &lattice).expect("the board");
+        // Numbered by first appearance: 1, 0, 2.
+        assert_eq!(reading.board.to_string(), "..../0.../12../102./1002");
+        assert_eq!(cal.palette.colours.iter().map(|c| c.index).max(), Some(2));
     }
 
     /// A collapse board on a black area wider than itself, its top row
