@@ -702,6 +702,7 @@ fn unseen_games_never_read_as_a_wrong_board() {
         "iagno/adwaita-late",
         "iagno/newgame",
         "klickety/easy-start",
+        "klickety/easy-mid",
         "kblocks/idle",
         "kdiamond/veryhard-dialog",
         "kdiamond/veryhard",
@@ -717,11 +718,18 @@ fn unseen_games_never_read_as_a_wrong_board() {
 /// Swell Foop mid-game with no calibration: the small board's empty right
 /// column and the margins of black around the tiles (under a pitch wide)
 /// are read to the window's border (`framed`: the frame seen less than a
-/// line away), not refused; the normal board as before.
+/// line away), not refused; the normal board as before. With the pointer
+/// over a group (its tiles lit), the group reads as its colour (`unhovered`).
 #[test]
 fn swellfoop_mid_game_reads_to_its_frame() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for name in ["swellfoop-small/c4-mid", "swellfoop-normal/c4-mid"] {
+    for name in [
+        "swellfoop-small/c4-mid",
+        "swellfoop-normal/c4-mid",
+        "swellfoop-small/c3-hover",
+        "swellfoop-normal/c3-hover",
+        "swellfoop-large/c4-hover",
+    ] {
         let png = root.join(format!("{name}.png"));
         let img = gridbot::vision::load_image(&png).expect("fixture loads");
         let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
