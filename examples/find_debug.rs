@@ -3,9 +3,11 @@
 //!
 //! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
 //! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
-//! or `-- phone` (the benches' 1080x1920 phone capture); `FIND_ALL=1` lists
+//! or `-- phone` (the benches' 1080x1920 phone capture) or `-- desktop`
+//! (their 1280x720 window); `FIND_ALL=1` lists
 //! every candidate, not only the first 12 and the blob lattices;
-//! `RUST_LOG=debug` adds why blob lattices were refused.
+//! `RUST_LOG=debug` adds why blob lattices were refused; `REPEAT=N` times
+//! `read_auto` N times and prints the median (use `--release`).
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
@@ -20,7 +22,21 @@ fn main() {
         .with_writer(std::io::stderr)
         .init();
     for arg in std::env::args().skip(1) {
-        let img = if arg == "phone" {
+        let img = if arg == "desktop" {
+            // The benches' desktop window.
+            let mut rng = synth::Rng::new(5);
+            let mut style = synth::Style::random(&mut rng, 15, 20, 4);
+            style.width = 1280;
+            style.height = 720;
+            style.pitch = 18.0;
+            style.gap = 0.04;
+            style.origin = (400.0, 150.0);
+            style.shape = synth::Shape::Circle;
+            style.scale = 1.0;
+            style.occlude = 0;
+            let board = synth::random_board(&mut rng, 15, 20, 4, 0.0);
+            synth::render(&board, &style, 5).0
+        } else if arg == "phone" {
             // The benches' phone capture.
             let style = synth::Style::phone();
             let mut rng = synth::Rng::new(11);
@@ -113,6 +129,17 @@ fn main() {
             Err(e) => println!("{arg}: {e} ({ms:.1} ms)"),
         }
         let opts = CalibrateOptions::find("generic", Hints::default());
+        if let Ok(n) = std::env::var("REPEAT") {
+            let mut ms: Vec<f64> = (0..n.parse().unwrap_or(1))
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    let _ = read_auto(&img, &opts);
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            ms.sort_by(f64::total_cmp);
+            println!("  read_auto median {:.1} ms", ms[ms.len() / 2]);
+        }
         match read_auto(&img, &opts) {
             Ok((r, _)) => println!("  read {}", r.board),
             Err(e) => println!("  read: {e}"),
