@@ -49,17 +49,7 @@ fn phone_benches(c: &mut Criterion) {
 /// A desktop window (1280x720, 0.92 Mpx: looked at half size, and at full
 /// size for small tiles) with a 15x20 board of 18-pixel circles.
 fn desktop_benches(c: &mut Criterion) {
-    let mut rng = synth::Rng::new(5);
-    let mut style = synth::Style::random(&mut rng, 15, 20, 4);
-    style.width = 1280;
-    style.height = 720;
-    style.pitch = 18.0;
-    style.gap = 0.04;
-    style.origin = (400.0, 150.0);
-    style.shape = synth::Shape::Circle;
-    style.scale = 1.0;
-    style.occlude = 0;
-    let board = synth::random_board(&mut rng, 15, 20, 4, 0.0);
+    let (style, board) = synth::Style::desktop();
     let (img, _) = synth::render(&board, &style, 5);
     let opts = CalibrateOptions::find("generic", Hints::default());
     let params = FindParams::default();

@@ -24,17 +24,7 @@ fn main() {
     for arg in std::env::args().skip(1) {
         let img = if arg == "desktop" {
             // The benches' desktop window.
-            let mut rng = synth::Rng::new(5);
-            let mut style = synth::Style::random(&mut rng, 15, 20, 4);
-            style.width = 1280;
-            style.height = 720;
-            style.pitch = 18.0;
-            style.gap = 0.04;
-            style.origin = (400.0, 150.0);
-            style.shape = synth::Shape::Circle;
-            style.scale = 1.0;
-            style.occlude = 0;
-            let board = synth::random_board(&mut rng, 15, 20, 4, 0.0);
+            let (style, board) = synth::Style::desktop();
             synth::render(&board, &style, 5).0
         } else if arg == "phone" {
             // The benches' phone capture.

@@ -3277,6 +3277,34 @@ mod tests {
         assert_eq!(pieces_read_as_empty(&discs, &cal, &one), None);
     }
 
+    /// A lattice as the finder hands it over: `rows` x `cols` tiles of
+    /// `tile` pixels (width, height) at `pitch` (x, y) from `at`.
+    fn lattice_at(
+        rows: usize,
+        cols: usize,
+        at: (f64, f64),
+        tile: (f64, f64),
+        pitch: (f64, f64),
+    ) -> FoundGrid {
+        FoundGrid {
+            rows,
+            cols,
+            grid: Grid {
+                left: at.0,
+                top: at.1,
+                cell_width: tile.0,
+                cell_height: tile.1,
+                gap_x: pitch.0 - tile.0,
+                gap_y: pitch.1 - tile.1,
+            },
+            uniform: 1.0,
+            contrast: 30.0,
+            score: 100.0,
+            cells: Vec::new(),
+            from_blobs: false,
+        }
+    }
+
     /// A collapse board in its frame with the pointer over a group of
     /// three tiles, drawn brighter (Swell Foop): the group reads as its
     /// colour, not as `?` or a colour of its own.
@@ -3311,23 +3339,7 @@ mod tests {
                 }
             }
         }
-        let lattice = FoundGrid {
-            rows: 5,
-            cols: 4,
-            grid: Grid {
-                left: 60.0,
-                top: 40.0,
-                cell_width: 40.0,
-                cell_height: 40.0,
-                gap_x: 0.0,
-                gap_y: 0.0,
-            },
-            uniform: 1.0,
-            contrast: 30.0,
-            score: 100.0,
-            cells: Vec::new(),
-            from_blobs: false,
-        };
+        let lattice = lattice_at(5, 4, (60.0, 40.0), (40.0, 40.0), (40.0, 40.0));
         let opts = CalibrateOptions::find("generic", Hints::default());
         let (reading, cal) = read_lattice(&img, &opts, &lattice).expect("the board");
         // Numbered by first appearance: 1, 0, 2.
@@ -3376,28 +3388,12 @@ mod tests {
                 img.put_pixel(x, y, image::Rgb(colours[0]));
             }
         }
-        let lattice = |cols: usize, pitch: f64| FoundGrid {
-            rows: 5,
-            cols,
-            grid: Grid {
-                left: 100.0,
-                top: 60.0,
-                cell_width: pitch,
-                cell_height: 40.0,
-                gap_x: 0.0,
-                gap_y: 0.0,
-            },
-            uniform: 1.0,
-            contrast: 30.0,
-            score: 100.0,
-            cells: Vec::new(),
-            from_blobs: false,
-        };
+        let lattice = |cols: usize| lattice_at(5, cols, (100.0, 60.0), (40.0, 40.0), (40.0, 40.0));
         let opts = CalibrateOptions::find("generic", Hints::default());
-        let (reading, cal) = read_lattice(&img, &opts, &lattice(4, 40.0)).expect("the board");
+        let (reading, cal) = read_lattice(&img, &opts, &lattice(4)).expect("the board");
         assert_eq!((cal.rows, cal.cols), (5, 4));
         assert_eq!(reading.board.to_string(), want);
-        assert!(read_lattice(&img, &opts, &lattice(6, 40.0)).is_err());
+        assert!(read_lattice(&img, &opts, &lattice(6)).is_err());
     }
 
     /// A lattice over the lower rows of a board of touching squares grows
@@ -3419,23 +3415,7 @@ mod tests {
                 }
             }
         }
-        let lower = FoundGrid {
-            rows: 3,
-            cols: 4,
-            grid: Grid {
-                left: 20.0,
-                top: 50.0,
-                cell_width: 30.0,
-                cell_height: 30.0,
-                gap_x: 0.0,
-                gap_y: 0.0,
-            },
-            uniform: 1.0,
-            contrast: 30.0,
-            score: 100.0,
-            cells: Vec::new(),
-            from_blobs: false,
-        };
+        let lower = lattice_at(3, 4, (20.0, 50.0), (30.0, 30.0), (30.0, 30.0));
         let opts = CalibrateOptions::find("generic", Hints::default());
         let first = read_found(&img, &opts, Some(lower)).expect("the lower rows");
         assert_eq!(first.0.board.to_string(), "0001/1202/0120");
@@ -3474,23 +3454,7 @@ mod tests {
             }
         }
         square(260, 10, 60, 130, [230, 200, 40]);
-        let left = FoundGrid {
-            rows: 3,
-            cols: 3,
-            grid: Grid {
-                left: 20.0,
-                top: 20.0,
-                cell_width: 30.0,
-                cell_height: 30.0,
-                gap_x: 10.0,
-                gap_y: 10.0,
-            },
-            uniform: 1.0,
-            contrast: 30.0,
-            score: 100.0,
-            cells: Vec::new(),
-            from_blobs: false,
-        };
+        let left = lattice_at(3, 3, (20.0, 20.0), (30.0, 30.0), (40.0, 40.0));
         let opts = CalibrateOptions::find("generic", Hints::default());
         let first = read_found(&img, &opts, Some(left)).expect("the left half");
         assert_eq!(first.0.board.to_string(), "012/120/201");
@@ -3556,21 +3520,9 @@ mod tests {
         let found =
             |rows: usize, cols: usize, at: (f64, f64), tile: f64, pitch: f64, blobs: bool| {
                 FoundGrid {
-                    rows,
-                    cols,
-                    grid: Grid {
-                        left: at.0,
-                        top: at.1,
-                        cell_width: tile,
-                        cell_height: tile,
-                        gap_x: pitch - tile,
-                        gap_y: pitch - tile,
-                    },
-                    uniform: 1.0,
-                    contrast: 30.0,
                     score: if blobs { 0.0 } else { 100.0 },
-                    cells: Vec::new(),
                     from_blobs: blobs,
+                    ..lattice_at(rows, cols, at, (tile, tile), (pitch, pitch))
                 }
             };
         let header = found(3, 3, (20.0, 20.0), 24.0, 30.0, false);

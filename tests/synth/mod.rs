@@ -287,6 +287,23 @@ impl Style {
         s.ui = true;
         s
     }
+
+    /// A desktop window (1280x720) with a 15x20 board of 4 colours in
+    /// 18-pixel circles, and that board (for benches).
+    pub fn desktop() -> (Style, Board) {
+        let mut rng = Rng::new(5);
+        let mut s = Style::random(&mut rng, 15, 20, 4);
+        s.width = 1280;
+        s.height = 720;
+        s.pitch = 18.0;
+        s.gap = 0.04;
+        s.origin = (400.0, 150.0);
+        s.shape = Shape::Circle;
+        s.scale = 1.0;
+        s.occlude = 0;
+        let board = random_board(&mut rng, 15, 20, 4, 0.0);
+        (s, board)
+    }
 }
 
 /// A random board of `k` colours with about `empty` of the cells empty.
