@@ -700,6 +700,7 @@ fn unseen_games_never_read_as_a_wrong_board() {
         "iagno/classic-mid",
         "iagno/classic-late",
         "iagno/adwaita-late",
+        "iagno/high-contrast-late",
         "iagno/newgame",
         "klickety/easy-start",
         "klickety/easy-mid",

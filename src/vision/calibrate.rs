@@ -1190,6 +1190,11 @@ fn calibrate_on(
     // symbols on tiles of one grey (Swell Foop's `boringshapes`) sees some
     // cells apart, uniform or not (at 0.21 of the tile: 29 of 150, spread
     // 9.4), and those boards read as wrong boards when it counted.)
+    // Likewise, a pattern with cells mostly one colour that sees a quarter
+    // more cells apart than every uniform one (and 4 more; `sees_more`)
+    // leaves only those seeing as many: Iagno's high-contrast white stones
+    // have a thick dark outline, the uniform rings lie on it and read them
+    // black, one seeing their light inside is less uniform.
     let most_seen = tried
         .iter()
         .filter(|t| t.0 <= SEEING_SPREAD * p.split_distance && 4 * t.1 >= t.4.len())
@@ -1198,9 +1203,32 @@ fn calibrate_on(
         .unwrap_or(0);
     tried.retain(|t| 2 * t.1 >= most_seen);
     let uniform = tried.iter().map(|t| t.0).fold(f32::INFINITY, f32::min);
+    let seen_uniform = tried
+        .iter()
+        .filter(|t| t.0 <= UNIFORM_SLACK * uniform + 1.0)
+        .map(|t| t.1)
+        .max()
+        .unwrap_or(0);
+    // A pattern that sees a quarter more cells apart than every uniform
+    // one, its cells still mostly one colour, sees pieces they miss (the
+    // light inside of stones whose dark outline the uniform ring lies on).
+    let cells = tried.first().map_or(0, |t| t.4.len());
+    let sees_more = |p90: f32, seen: usize| {
+        p90 <= SEEING_SPREAD * p.split_distance
+            && 4 * seen >= 5 * seen_uniform + 4
+            && 4 * seen >= cells
+    };
+    if let Some(s) = tried
+        .iter()
+        .filter(|t| sees_more(t.0, t.1))
+        .map(|t| t.1)
+        .max()
+    {
+        tried.retain(|t| t.1 >= s);
+    }
     let mut best: Option<(f32, f32, Sampling, Vec<Member>)> = None;
-    for (p90, _, apart, sampling, members) in tried {
-        if p90 > UNIFORM_SLACK * uniform + 1.0 {
+    for (p90, seen, apart, sampling, members) in tried {
+        if p90 > UNIFORM_SLACK * uniform + 1.0 && !sees_more(p90, seen) {
             continue;
         }
         let better = best
