@@ -131,7 +131,7 @@ fn main() {
             println!("  read_auto median {:.1} ms", ms[ms.len() / 2]);
         }
         match read_auto(&img, &opts) {
-            Ok((r, _)) => println!("  read {}", r.board),
+            Ok((r, cal)) => println!("  read {} at {:?}", r.board, cal.grid),
             Err(e) => println!("  read: {e}"),
         }
     }

@@ -701,6 +701,7 @@ fn unseen_games_never_read_as_a_wrong_board() {
         "iagno/classic-late",
         "iagno/adwaita-late",
         "iagno/high-contrast-late",
+        "iagno/sun-and-star-late",
         "iagno/newgame",
         "klickety/easy-start",
         "klickety/easy-mid",
@@ -743,6 +744,37 @@ fn swellfoop_mid_game_reads_to_its_frame() {
             score(&want, b, &[]).right,
             want.rows() * want.cols(),
             "{name}: {b}"
+        );
+    }
+}
+
+/// Gweled with no calibration: cut gems (facets of several shades) on a
+/// checkered backdrop, the board against the window's left edge, a light
+/// menu bar round it. Read through the lattice of blobs (`inside` moves it
+/// onto the picture; its cells' uniformity measured with lightness weighed
+/// down), the rings near the gems' middles (`Sampling::inner`), the ring
+/// on the backdrop taken as blind, and the menu's grey not taken for empty
+/// (the white gems show it in their middle only: `holes_show`). Every cell
+/// is right or unread (`?`), none a wrong colour.
+#[test]
+fn gweled_reads_without_calibration() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gweled");
+    for (name, least) in [("played", 64), ("start", 63)] {
+        let png = root.join(format!("{name}.png"));
+        let img = gridbot::vision::load_image(&png).expect("fixture loads");
+        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
+        let want: Board = text.trim().parse().expect("board label");
+        let (r, _) = read_auto(&img, &CalibrateOptions::find("gweled", Hints::default()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let b = &r.board;
+        assert_eq!((b.rows(), b.cols()), (8, 8), "{name}: {b}");
+        let right = score(&want, b, &[]).right;
+        let unread = b.cells().iter().filter(|&&v| v == UNKNOWN).count();
+        assert!(right >= least, "{name}: {right} of 64 right: {b}");
+        assert_eq!(
+            right + unread,
+            64,
+            "{name}: a cell read as a wrong colour: {b}"
         );
     }
 }

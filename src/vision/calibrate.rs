@@ -268,13 +268,34 @@ fn lab_at(img: &RgbImage, x: f64, y: f64) -> Option<Lab> {
 /// How many cells' colours lie farther than `apart` from the commonest
 /// cell colour (the cell colour with the most others within `apart`).
 fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
+    hued_apart_from_mode(members, apart, 0.0)
+}
+
+/// [`cells_apart_from_mode`] counting only cells of chroma `min_chroma`
+/// or more.
+fn hued_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usize {
     let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
     let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
     let Some(mode) = labs.iter().max_by_key(|a| near(a)) else {
         return 0;
     };
-    labs.iter().filter(|b| delta_e(*mode, **b) > apart).count()
+    labs.iter()
+        .filter(|b| delta_e(*mode, **b) > apart && chroma(**b) >= min_chroma)
+        .count()
 }
+
+/// How many times further apart than every other pattern the rings near
+/// the middle ([`Sampling::inner`]) must set the colours ([`separation`])
+/// to be used, against those that see cells apart and are about as uniform
+/// as the most uniform of them ([`UNIFORM_SLACK`]): Gweled's gems 2.3 and
+/// 3.3 times; lattices off the tiles' centres (the dual of diamonds on a
+/// checker) 0.7 and 1.1 times.
+const GEM_SEPARATION: f32 = 2.0;
+
+/// Chroma a pattern's cells seen apart must have for a pattern that sees
+/// none apart to be taken as blind (see `calibrate_on`): colours, not the
+/// black and white strokes of symbols on tiles of one grey.
+const HUED: f32 = 20.0;
 
 /// A sampling pattern whose cells' 90th-percentile spread is at most this
 /// fraction of the split distance reads each cell as mostly one colour:
@@ -1152,7 +1173,24 @@ fn calibrate_on(
         None => Sampling::candidates(),
     };
     let mut tried: Vec<(f32, usize, f32, Sampling, Vec<Member>)> = Vec::new();
-    for s in candidates {
+    // Cut gems: when no candidate that sees cells apart sees each cell as
+    // mostly one colour, the rings near the middle are tried too
+    // ([`Sampling::inner`]).
+    let gems = |tried: &[(f32, usize, f32, Sampling, Vec<Member>)]| {
+        opts.sampling.is_none()
+            && found.as_ref().is_some_and(|f| f.from_blobs)
+            && !tried
+                .iter()
+                .any(|t| t.1 > 0 && t.0 <= SEEING_SPREAD * p.split_distance)
+    };
+    let mut queue = candidates.into_iter();
+    let mut inner_tried = false;
+    while let Some(s) = queue.next().or_else(|| {
+        (!inner_tried && gems(&tried)).then(|| {
+            inner_tried = true;
+            Sampling::inner()
+        })
+    }) {
         cal.sampling = s;
         let mut members: Vec<Member> = Vec::with_capacity(shots.len() * rows * cols);
         for (k, (img, _)) in shots.iter().enumerate() {
@@ -1174,6 +1212,19 @@ fn calibrate_on(
             cal.sampling.points.first(),
             members.len()
         );
+        // The middle of cut gems sets their colours far further apart
+        // than any ring round it, or it is no better a guess.
+        // (Than every other that would compete: seeing cells apart, about
+        // as uniform as the most uniform of them.)
+        let seeing = || tried.iter().filter(|t| t.1 > 0);
+        let least = seeing().map(|t| t.0).fold(f32::INFINITY, f32::min);
+        let others = seeing()
+            .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
+            .map(|t| t.2)
+            .fold(0.0, f32::max);
+        if inner_tried && apart < GEM_SEPARATION * others {
+            continue;
+        }
         tried.push((p90, seen, apart, cal.sampling.clone(), members));
     }
     // A pattern that sees half as many cells unlike the commonest colour as
@@ -1202,6 +1253,16 @@ fn calibrate_on(
         .max()
         .unwrap_or(0);
     tried.retain(|t| 2 * t.1 >= most_seen);
+    // A pattern that sees every cell as one colour where another sees a
+    // quarter of them apart in colours ([`HUED`]), however unevenly, is
+    // blind too: a ring on the backdrop showing round cut gems, whose
+    // facets make every ring on the gems uneven (Gweled). (Strokes of
+    // symbols on tiles of one grey are no colours: Swell Foop's
+    // `boringshapes` is refused, not read as a wrong board.)
+    let hued = tried.iter().any(|t| {
+        4 * t.1 >= t.4.len() && 4 * hued_apart_from_mode(&t.4, p.split_distance, HUED) >= t.4.len()
+    });
+    tried.retain(|t| t.1 > 0 || !hued);
     let uniform = tried.iter().map(|t| t.0).fold(f32::INFINITY, f32::min);
     let seen_uniform = tried
         .iter()
@@ -1262,7 +1323,9 @@ fn calibrate_on(
             .any(|c| delta_e(*c, *bg) <= p.empty_distance)
     };
     let background = match around {
-        Some(bg) if shown(&bg) => Some(bg),
+        Some(bg) if shown(&bg) && holes_show(first, &cal, &first_cells, bg, p.empty_distance) => {
+            Some(bg)
+        }
         _ => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
             .filter(|bg| shown(bg))
             .or_else(|| {
@@ -1758,7 +1821,22 @@ fn relearned(
             }
         }
     }
-    Some((reading, learned))
+    // The cells beyond that the old palette could not read must not read
+    // as one of its colours now: the new palette took a colour of their
+    // own into an old one (the window's white margin round a board into
+    // its white stones).
+    let before = read_cells(img, &wider).ok()?;
+    let inside = |r: usize, c: usize| {
+        (dr..dr + board.rows()).contains(&r) && (dc..dc + board.cols()).contains(&c)
+    };
+    let merged = (0..reading.board.rows()).any(|r| {
+        (0..reading.board.cols()).any(|c| {
+            let was = before.get(r * wider.cols + c).map(|x| x.value);
+            let now = reading.board.get(r, c);
+            !inside(r, c) && was == Some(UNKNOWN) && now <= 9 && from[now as usize].is_some()
+        })
+    });
+    (!merged).then_some((reading, learned))
 }
 
 /// When the finder's best lattice is refused, the first of its
@@ -2194,6 +2272,33 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
     })
 }
 
+/// Whether the cells of colour `bg` (within `near` of it; colours `cells`
+/// in reading order) are holes showing it across the whole tile: at least
+/// half of them show it on their rim too ([`RIM`]). A light gem on a dark
+/// backdrop beside a light window frame (Gweled's white gems) shows the
+/// frame's colour in its middle only, and is a piece.
+fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f32) -> bool {
+    let rim = Sampling::ring(RIM, 16, 0.0);
+    let (w, h) = (cal.grid.cell_width, cal.grid.cell_height);
+    let cols = cal.cols;
+    let like: Vec<usize> = (0..cells.len())
+        .filter(|&i| delta_e(cells[i], bg) <= near)
+        .collect();
+    let holes = like
+        .iter()
+        .filter(|&&i| {
+            let (cx, cy) = cal.cell_centre(Cell::new(i / cols, i % cols));
+            let labs: Vec<Lab> = rim
+                .points
+                .iter()
+                .filter_map(|p| lab_at(img, cx + p[0] * w, cy + p[1] * h))
+                .collect();
+            !labs.is_empty() && delta_e(robust_centre(&labs).0, bg) <= near
+        })
+        .count();
+    2 * holes >= like.len()
+}
+
 /// The ring, in tile sizes, on which [`pieces_read_as_empty`] looks at the
 /// rim of a cell read as empty: inside the tile, outside what is drawn on it.
 const RIM: f64 = 0.45;
@@ -2398,15 +2503,45 @@ fn cropped(found: &FoundGrid, (r0, r1): (usize, usize), (c0, c1): (usize, usize)
 /// A lattice found cut to the lines whose tiles lie in the picture (a
 /// lattice of blobs taken half a pitch off, a line longer each way, may
 /// reach past the picture's edge); itself when all do. The tests of the
-/// board then judge what is left.
+/// board then judge what is left. A lattice reaching less than a pixel
+/// past the picture's edges (a board against the window's edge, measured
+/// from its blobs' centres) is first moved onto the picture and its tiles
+/// made that much narrower.
 fn inside<'a>(img: &RgbImage, found: &'a FoundGrid) -> std::borrow::Cow<'a, FoundGrid> {
-    let g = &found.grid;
+    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
+    // Start and tile size along an axis: moved onto the picture, the tiles
+    // shrunk to end in it (half a pixel of slack, as the calibration's
+    // check), when less than a pixel off.
+    let fitted = |start: f64, size: f64, gap: f64, n: usize, limit: f64| {
+        let start = if (-1.0..0.0).contains(&start) {
+            0.0
+        } else {
+            start
+        };
+        let over = start + n as f64 * (size + gap) - gap - (limit + 0.5);
+        let size = if over > 0.0 && over <= 1.0 {
+            size - over / n as f64
+        } else {
+            size
+        };
+        (start, size)
+    };
+    let g0 = &found.grid;
+    let (left, cell_width) = fitted(g0.left, g0.cell_width, g0.gap_x, found.cols, w);
+    let (top, cell_height) = fitted(g0.top, g0.cell_height, g0.gap_y, found.rows, h);
+    let g = Grid {
+        left,
+        top,
+        cell_width,
+        cell_height,
+        ..*g0
+    };
     // The lines k of n whose tile spans [start + k pitch, .. + size] within
-    // 0..=limit (half a pixel of slack, as the calibration's check).
+    // 0..=limit (with the slack above).
     let within = |start: f64, pitch: f64, size: f64, n: usize, limit: f64| {
         let fits = |k: usize| {
             let a = start + k as f64 * pitch;
-            a >= 0.0 && a + size <= limit + 0.5
+            a >= 0.0 && a + size <= limit + 0.5 + 1e-9
         };
         let k0 = (0..n).find(|&k| fits(k)).unwrap_or(n);
         let k1 = (k0..n)
@@ -2415,14 +2550,17 @@ fn inside<'a>(img: &RgbImage, found: &'a FoundGrid) -> std::borrow::Cow<'a, Foun
             .map_or(k0, |k| k + 1);
         (k0, k1)
     };
-    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
     let rows = within(g.top, g.pitch_y(), g.cell_height, found.rows, h);
     let cols = within(g.left, g.pitch_x(), g.cell_width, found.cols, w);
     let whole = rows == (0, found.rows) && cols == (0, found.cols);
-    if whole || rows.0 >= rows.1 || cols.0 >= cols.1 {
+    if rows.0 >= rows.1 || cols.0 >= cols.1 || (whole && g == *g0) {
         return std::borrow::Cow::Borrowed(found);
     }
-    std::borrow::Cow::Owned(cropped(found, rows, cols))
+    let moved = FoundGrid {
+        grid: g,
+        ..found.clone()
+    };
+    std::borrow::Cow::Owned(cropped(&moved, rows, cols))
 }
 
 /// The calibration grown by the rows and columns just beyond its lattice
@@ -2453,10 +2591,7 @@ fn extended(
                 continue;
             };
             let line: Vec<u8> = read.iter().map(|c| c.value).collect();
-            let mut colours: Vec<u8> = line.iter().copied().filter(|&v| v <= 9).collect();
-            let n_tiles = colours.len();
-            colours.sort_unstable();
-            colours.dedup();
+            let n_tiles = line.iter().filter(|&&v| v <= 9).count();
             // One cell of a long line may be covered (a popup, the
             // pointer): unread, it does not stop the line.
             let unread = line.iter().filter(|&&v| v == UNKNOWN).count();
@@ -2514,7 +2649,7 @@ fn extended(
                 inner.1 > 6.0
                     || (new.1 <= 12.0 && delta_e(new.0, inner.0) <= opts.params.empty_distance)
             };
-            if tiles && (n_tiles < 3 || colours.len() >= 2) && parted() {
+            if tiles && tiles_vary(&line) && parted() {
                 cur = next;
                 grown = true;
                 continue 'grow;
@@ -2523,6 +2658,18 @@ fn extended(
         break;
     }
     grown.then_some(cur)
+}
+
+/// True when a line's tiles (values `0..=9`) are fewer than three or of
+/// two colours or more: three tiles of one colour in a line beyond a board
+/// are more likely a bar or a margin whose colour a tile shares (the
+/// window's white round Iagno's white stones) than the board going on.
+fn tiles_vary(line: &[u8]) -> bool {
+    let mut colours: Vec<u8> = line.iter().copied().filter(|&v| v <= 9).collect();
+    let n = colours.len();
+    colours.sort_unstable();
+    colours.dedup();
+    n < 3 || colours.len() >= 2
 }
 
 /// What a line beyond a lattice may hold to be taken into it
@@ -2709,7 +2856,7 @@ fn framed(
             let next = beyond(img, &cur, rows, before);
             let tiles = next
                 .as_ref()
-                .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9));
+                .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
             if !tiles && frame_seen(img, &cur, rows, before, limit) {
                 break;
             }
@@ -3643,6 +3790,15 @@ mod tests {
     }
 
     #[test]
+    fn lines_beyond_a_board_need_two_tile_colours() {
+        assert!(tiles_vary(&[0, 0]));
+        assert!(tiles_vary(&[0, 1, 1, EMPTY]));
+        assert!(tiles_vary(&[EMPTY, 2, EMPTY, 2]));
+        assert!(!tiles_vary(&[0, 0, 0, 0, 0]));
+        assert!(!tiles_vary(&[3, EMPTY, 3, 3]));
+    }
+
+    #[test]
     fn a_lattice_is_cut_to_the_lines_inside_the_picture() {
         let img = RgbImage::new(100, 60);
         let found = |left: f64, top: f64, rows: usize, cols: usize| FoundGrid {
@@ -3673,6 +3829,18 @@ mod tests {
         // A lattice inside is itself.
         let fits = found(2.0, 2.0, 2, 4);
         assert!(matches!(inside(&img, &fits), std::borrow::Cow::Borrowed(_)));
+        // Less than a pixel past the left edge: moved onto it, all kept.
+        let moved = inside(&img, &found(-0.5, 1.0, 3, 5)).into_owned();
+        assert_eq!((moved.rows, moved.cols), (3, 5));
+        assert_eq!((moved.grid.left, moved.grid.cell_width), (0.0, 18.0));
+        // 0.7 past the right edge (its half-pixel slack besides): the tiles
+        // narrowed to end there, all kept.
+        let narrowed = inside(&img, &found(3.2, 1.0, 3, 5)).into_owned();
+        assert_eq!((narrowed.rows, narrowed.cols), (3, 5));
+        let right = narrowed.grid.left + 5.0 * narrowed.grid.pitch_x() - narrowed.grid.gap_x;
+        assert!((right - 100.5).abs() < 1e-9, "{right}");
+        // Two pixels past: the line is cut, as before.
+        assert_eq!(inside(&img, &found(4.5, 1.0, 3, 5)).cols, 4);
     }
 
     /// A highlight on every tile costs each tile a third of its footprint's

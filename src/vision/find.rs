@@ -984,15 +984,24 @@ fn sample_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Ve
 const BLOB_RINGS: [f64; 2] = [0.13, 0.32];
 
 /// The cells of a lattice of blobs sampled on whichever ring (the finder's
-/// first, then [`BLOB_RINGS`]) finds the most of them uniform.
+/// first, then [`BLOB_RINGS`]) finds the most of them uniform; when too few
+/// are, the rings are measured again with lightness weighed down
+/// ([`FACET_LIGHTNESS`]).
 fn sample_blob_cells(img: &RgbImage, xs: &Axis, ys: &Axis, params: &FindParams) -> Vec<(Lab, f32)> {
     let mut best = sample_cells(img, xs, ys, params);
     let mut most = uniform_cells(&best, params);
-    for ring in BLOB_RINGS {
-        let cells = sample_ring(img, xs, ys, ring, params.ring_points);
-        let n = uniform_cells(&cells, params);
-        if n > most {
-            (best, most) = (cells, n);
+    // Lightness weighed down only where the cells fail the test at full
+    // weight: a lattice that passes keeps its score.
+    for lit in [1.0, FACET_LIGHTNESS] {
+        if lit < 1.0 && most as f64 >= params.min_uniform * best.len() as f64 {
+            break;
+        }
+        for ring in BLOB_RINGS {
+            let cells = sample_ring_lit(img, xs, ys, ring, params.ring_points, lit);
+            let n = uniform_cells(&cells, params);
+            if n > most {
+                (best, most) = (cells, n);
+            }
         }
     }
     best
@@ -1006,6 +1015,24 @@ fn uniform_cells(cells: &[(Lab, f32)], params: &FindParams) -> usize {
 /// Each cell's robust colour and spread from `points` samples on a ring of
 /// `ring` pitches round its centre.
 fn sample_ring(img: &RgbImage, xs: &Axis, ys: &Axis, ring: f64, points: usize) -> Vec<(Lab, f32)> {
+    sample_ring_lit(img, xs, ys, ring, points, 1.0)
+}
+
+/// The weight of lightness in the spread of a blob lattice's cells on
+/// [`BLOB_RINGS`]: facets of a cut gem, a highlight or a gradient change a
+/// tile's lightness round a ring and keep its hue (Gweled's gems).
+const FACET_LIGHTNESS: f32 = 0.5;
+
+/// [`sample_ring`] with the spread measured with lightness weighted by
+/// `lit` (the colours are the pixels' own).
+fn sample_ring_lit(
+    img: &RgbImage,
+    xs: &Axis,
+    ys: &Axis,
+    ring: f64,
+    points: usize,
+    lit: f32,
+) -> Vec<(Lab, f32)> {
     let r = ring * xs.pitch.min(ys.pitch);
     let offs: Vec<(f64, f64)> = (0..points)
         .map(|k| {
@@ -1024,9 +1051,11 @@ fn sample_ring(img: &RgbImage, xs: &Axis, ys: &Axis, ring: f64, points: usize) -
             for &(dx, dy) in &offs {
                 let x = (cx + dx).clamp(0.0, w - 1.0) as u32;
                 let y = (cy + dy).clamp(0.0, h - 1.0) as u32;
-                samples.push(rgb_to_lab(img.get_pixel(x, y).0));
+                let [l, a, b] = rgb_to_lab(img.get_pixel(x, y).0);
+                samples.push([lit * l, a, b]);
             }
-            out.push(robust_centre(&samples));
+            let ([l, a, b], spread) = robust_centre(&samples);
+            out.push(([l / lit, a, b], spread));
         }
     }
     out

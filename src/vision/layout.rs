@@ -174,6 +174,18 @@ impl Sampling {
         out.push(Sampling::rings());
         out
     }
+
+    /// Two rings near the centre: 12 points at 10 % of the tile size and 12
+    /// at 20 %. Cut gems (facets of several shades, an outline where their
+    /// corners are cut) show their colour best in their middle; not among
+    /// the [`Sampling::candidates`] (a highlight or a symbol in a tile's
+    /// middle splits its colour there), tried when none of them sees the
+    /// cells as mostly one colour each.
+    pub fn inner() -> Self {
+        let mut points = Sampling::ring(0.10, 12, 15.0).points;
+        points.extend(Sampling::ring(0.20, 12, 0.0).points);
+        Sampling { points }
+    }
 }
 
 fn round4(v: f64) -> f64 {
