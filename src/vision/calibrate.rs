@@ -1259,9 +1259,11 @@ fn calibrate_on(
     // facets make every ring on the gems uneven (Gweled). (Strokes of
     // symbols on tiles of one grey are no colours: Swell Foop's
     // `boringshapes` is refused, not read as a wrong board.)
-    let hued = tried.iter().any(|t| {
-        4 * t.1 >= t.4.len() && 4 * hued_apart_from_mode(&t.4, p.split_distance, HUED) >= t.4.len()
-    });
+    let hued = tried.iter().any(|t| t.1 == 0)
+        && tried.iter().any(|t| {
+            4 * t.1 >= t.4.len()
+                && 4 * hued_apart_from_mode(&t.4, p.split_distance, HUED) >= t.4.len()
+        });
     tried.retain(|t| t.1 > 0 || !hued);
     let uniform = tried.iter().map(|t| t.0).fold(f32::INFINITY, f32::min);
     let seen_uniform = tried
@@ -1821,22 +1823,7 @@ fn relearned(
             }
         }
     }
-    // The cells beyond that the old palette could not read must not read
-    // as one of its colours now: the new palette took a colour of their
-    // own into an old one (the window's white margin round a board into
-    // its white stones).
-    let before = read_cells(img, &wider).ok()?;
-    let inside = |r: usize, c: usize| {
-        (dr..dr + board.rows()).contains(&r) && (dc..dc + board.cols()).contains(&c)
-    };
-    let merged = (0..reading.board.rows()).any(|r| {
-        (0..reading.board.cols()).any(|c| {
-            let was = before.get(r * wider.cols + c).map(|x| x.value);
-            let now = reading.board.get(r, c);
-            !inside(r, c) && was == Some(UNKNOWN) && now <= 9 && from[now as usize].is_some()
-        })
-    });
-    (!merged).then_some((reading, learned))
+    Some((reading, learned))
 }
 
 /// When the finder's best lattice is refused, the first of its
