@@ -778,3 +778,16 @@ fn gweled_reads_without_calibration() {
         );
     }
 }
+
+/// A lattice of blobs holds a tile on every line: seed 4272's lattice of
+/// diamonds reached over the backdrop to the "next" panel beside the board
+/// (a column of nothing, then one of the panel's colour) and read a 4x5
+/// board for the 4x3 drawn. Now it is refused or read at its size.
+#[test]
+fn a_blob_lattice_past_its_blobs_makes_no_board() {
+    let (board, _, img, _) = case(4272);
+    assert_eq!((board.rows(), board.cols()), (4, 3));
+    if let Ok((r, _)) = read_auto(&img, &CalibrateOptions::find("generic", Hints::default())) {
+        assert_eq!((r.board.rows(), r.board.cols()), (4, 3), "read {}", r.board);
+    }
+}

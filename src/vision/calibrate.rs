@@ -1905,7 +1905,11 @@ fn first_rescue(
             alt.rows,
             alt.cols
         );
-        let whole = i < near || one_tile_a_cell(&reading.board, p.repeat_excess);
+        // A lattice of blobs holds a tile on every line: one with a line of
+        // none reaches past its blobs (over the backdrop to a panel beside
+        // the board).
+        let whole = (i < near || one_tile_a_cell(&reading.board, p.repeat_excess))
+            && !(alt.from_blobs && empty_line(&reading.board));
         (fit >= p.rescue_fit && var && edged && whole).then_some((reading, cal))
     })
 }
