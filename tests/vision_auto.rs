@@ -732,10 +732,7 @@ fn swellfoop_mid_game_reads_to_its_frame() {
         "swellfoop-normal/c3-hover",
         "swellfoop-large/c4-hover",
     ] {
-        let png = root.join(format!("{name}.png"));
-        let img = gridbot::vision::load_image(&png).expect("fixture loads");
-        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
-        let want: Board = text.trim().parse().expect("board label");
+        let (_, img, want) = load_labelled(&root.join(format!("{name}.png")));
         let (r, _) = read_auto(&img, &CalibrateOptions::find("samegame", Hints::default()))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let b = &r.board;
@@ -760,10 +757,7 @@ fn swellfoop_mid_game_reads_to_its_frame() {
 fn gweled_reads_without_calibration() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gweled");
     for (name, least) in [("played", 64), ("start", 63)] {
-        let png = root.join(format!("{name}.png"));
-        let img = gridbot::vision::load_image(&png).expect("fixture loads");
-        let text = std::fs::read_to_string(png.with_extension("txt")).expect("label");
-        let want: Board = text.trim().parse().expect("board label");
+        let (_, img, want) = load_labelled(&root.join(format!("{name}.png")));
         let (r, _) = read_auto(&img, &CalibrateOptions::find("gweled", Hints::default()))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let b = &r.board;
