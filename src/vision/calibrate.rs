@@ -1172,29 +1172,17 @@ fn calibrate_on(
         Some(s) => vec![s.clone()],
         None => Sampling::candidates(),
     };
-    let mut tried: Vec<(f32, usize, f32, Sampling, Vec<Member>)> = Vec::new();
-    // Cut gems: when no candidate that sees cells apart sees each cell as
-    // mostly one colour, the rings near the middle are tried too
-    // ([`Sampling::inner`]).
-    let gems = |tried: &[(f32, usize, f32, Sampling, Vec<Member>)]| {
-        opts.sampling.is_none()
-            && found.as_ref().is_some_and(|f| f.from_blobs)
-            && !tried
-                .iter()
-                .any(|t| t.1 > 0 && t.0 <= SEEING_SPREAD * p.split_distance)
-    };
-    let mut queue = candidates.into_iter();
-    let mut inner_tried = false;
-    while let Some(s) = queue.next().or_else(|| {
-        (!inner_tried && gems(&tried)).then(|| {
-            inner_tried = true;
-            Sampling::inner()
-        })
-    }) {
-        cal.sampling = s;
+    // Each pattern's 90th-percentile spread, cells seen apart from the
+    // commonest colour, separation, the pattern, the cells.
+    type Tried = (f32, usize, f32, Sampling, Vec<Member>);
+    let measure = |sampling: Sampling| -> Result<Tried, VisionError> {
+        let probe = Calibration {
+            sampling,
+            ..cal.clone()
+        };
         let mut members: Vec<Member> = Vec::with_capacity(shots.len() * rows * cols);
         for (k, (img, _)) in shots.iter().enumerate() {
-            let cells = read_cells(img, &cal)?;
+            let cells = read_cells(img, &probe)?;
             members.extend(
                 cells
                     .into_iter()
@@ -1209,23 +1197,35 @@ fn calibrate_on(
         let apart = separation(&members, opts.colours, p);
         tracing::debug!(
             "sampling {:?}: p90 {p90:.2} seen {seen} of {} apart {apart:.2}",
-            cal.sampling.points.first(),
+            probe.sampling.points.first(),
             members.len()
         );
-        // The middle of cut gems sets their colours far further apart
-        // than any ring round it, or it is no better a guess.
-        // (Than every other that would compete: seeing cells apart, about
-        // as uniform as the most uniform of them.)
-        let seeing = || tried.iter().filter(|t| t.1 > 0);
+        Ok((p90, seen, apart, probe.sampling, members))
+    };
+    let mut tried: Vec<Tried> = candidates
+        .into_iter()
+        .map(&measure)
+        .collect::<Result<_, _>>()?;
+    // Cut gems: when no candidate that sees cells apart sees each cell as
+    // mostly one colour, the rings near the middle are tried too
+    // ([`Sampling::inner`]), and kept when they set the colours far
+    // further apart than every other that would compete (seeing cells
+    // apart, about as uniform as the most uniform of them): otherwise they
+    // are no better a guess.
+    let seeing = || tried.iter().filter(|t| t.1 > 0);
+    let gems = opts.sampling.is_none()
+        && found.as_ref().is_some_and(|f| f.from_blobs)
+        && !seeing().any(|t| t.0 <= SEEING_SPREAD * p.split_distance);
+    if gems {
         let least = seeing().map(|t| t.0).fold(f32::INFINITY, f32::min);
         let others = seeing()
             .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
             .map(|t| t.2)
             .fold(0.0, f32::max);
-        if inner_tried && apart < GEM_SEPARATION * others {
-            continue;
+        let inner = measure(Sampling::inner())?;
+        if inner.2 >= GEM_SEPARATION * others {
+            tried.push(inner);
         }
-        tried.push((p90, seen, apart, cal.sampling.clone(), members));
     }
     // A pattern that sees half as many cells unlike the commonest colour as
     // another whose cells are uniform (90th-percentile spread within
@@ -2232,22 +2232,13 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
     if empties.len() < 2 {
         return None;
     }
-    let rim = Sampling::ring(RIM, 16, 0.0);
-    let (w, h) = (cal.grid.cell_width, cal.grid.cell_height);
     let refs = cal.palette.references();
     let on_tiles = empties
         .iter()
         .filter(|&&cell| {
-            let (cx, cy) = cal.cell_centre(cell);
-            let labs: Vec<Lab> = rim
-                .points
-                .iter()
-                .filter_map(|p| lab_at(img, cx + p[0] * w, cy + p[1] * h))
-                .collect();
-            if labs.is_empty() {
+            let Some(lab) = rim_colour(img, cal, cell) else {
                 return false;
-            }
-            let (lab, _) = robust_centre(&labs);
+            };
             let nearest = refs
                 .iter()
                 .map(|&(v, r)| (v, delta_e(lab, r)))
@@ -2269,25 +2260,30 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
 /// backdrop beside a light window frame (Gweled's white gems) shows the
 /// frame's colour in its middle only, and is a piece.
 fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f32) -> bool {
-    let rim = Sampling::ring(RIM, 16, 0.0);
-    let (w, h) = (cal.grid.cell_width, cal.grid.cell_height);
-    let cols = cal.cols;
     let like: Vec<usize> = (0..cells.len())
         .filter(|&i| delta_e(cells[i], bg) <= near)
         .collect();
     let holes = like
         .iter()
         .filter(|&&i| {
-            let (cx, cy) = cal.cell_centre(Cell::new(i / cols, i % cols));
-            let labs: Vec<Lab> = rim
-                .points
-                .iter()
-                .filter_map(|p| lab_at(img, cx + p[0] * w, cy + p[1] * h))
-                .collect();
-            !labs.is_empty() && delta_e(robust_centre(&labs).0, bg) <= near
+            rim_colour(img, cal, Cell::new(i / cal.cols, i % cal.cols))
+                .is_some_and(|lab| delta_e(lab, bg) <= near)
         })
         .count();
     2 * holes >= like.len()
+}
+
+/// The robust colour of a cell's rim (16 points on a ring at [`RIM`] of the
+/// tile), when any of it is in the picture.
+fn rim_colour(img: &RgbImage, cal: &Calibration, cell: Cell) -> Option<Lab> {
+    let (w, h) = (cal.grid.cell_width, cal.grid.cell_height);
+    let (cx, cy) = cal.cell_centre(cell);
+    let labs: Vec<Lab> = Sampling::ring(RIM, 16, 0.0)
+        .points
+        .iter()
+        .filter_map(|p| lab_at(img, cx + p[0] * w, cy + p[1] * h))
+        .collect();
+    (!labs.is_empty()).then(|| robust_centre(&labs).0)
 }
 
 /// The ring, in tile sizes, on which [`pieces_read_as_empty`] looks at the
