@@ -722,12 +722,16 @@ fn unseen_games_never_read_as_a_wrong_board() {
 /// are read to the window's border (`framed`: the frame seen less than a
 /// line away), not refused; the normal board as before. With the pointer
 /// over a group (its tiles lit), the group reads as its colour (`unhovered`).
+/// With one colour left (normal `c2-mid`: seven green tiles), the board is
+/// read because its tiles are one picture (`tiles_alike`); `boringshapes`
+/// (one grey, three symbols) stays refused in the theme test.
 #[test]
 fn swellfoop_mid_game_reads_to_its_frame() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     for name in [
         "swellfoop-small/c4-mid",
         "swellfoop-normal/c4-mid",
+        "swellfoop-normal/c2-mid",
         "swellfoop-small/c3-hover",
         "swellfoop-normal/c3-hover",
         "swellfoop-large/c4-hover",

@@ -1762,7 +1762,7 @@ fn grown_known(
         let Some(wider) = extended(img, &cal, opts, growth) else {
             continue;
         };
-        let r = read_board(img, &wider).and_then(|r| plausible(&r.board, false).map(|_| r));
+        let r = read_board(img, &wider).and_then(|r| plausible(&r.board, false, false).map(|_| r));
         tracing::debug!(
             "{}x{} grown to {}x{}: {}",
             cal.rows,
@@ -2214,7 +2214,7 @@ pub(super) fn read_found(
     let reading = read_board(img, &cal)?;
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
     let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
-    plausible(&reading.board, sized)?;
+    plausible(&reading.board, sized, false)?;
     Ok((reading, cal))
 }
 
@@ -2895,7 +2895,11 @@ fn read_framed(
         if held && empty_line(&reading.board) {
             return None;
         }
-        plausible(&reading.board, true).ok()?;
+        let mut tiles = reading.board.cells().iter().filter(|&&v| v <= 9);
+        let first = tiles.next();
+        let one_colour = first.is_some() && tiles.all(|v| Some(v) == first);
+        let one_kind = one_colour && tiles_alike(img, &grown, &reading.board);
+        plausible(&reading.board, true, one_kind).ok()?;
         Some((reading, grown))
     })
 }
@@ -3114,7 +3118,7 @@ fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f
 /// may most cells (a collapse board mid-game empties from the top and the
 /// right, its columns stand at any height; a well empties from the top), but
 /// the bottom row and the left column must each hold a tile.
-fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
+fn plausible(board: &Board, sized: bool, one_kind: bool) -> Result<(), VisionError> {
     let cells = board.cells();
     let mut counts = [0usize; 10];
     for &v in cells {
@@ -3154,7 +3158,11 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
         )));
     }
     let repeated = counts.iter().any(|&c| c >= 2);
-    if colours < 2 || (2 * empty > cells.len() && !sized) || !repeated {
+    // One colour is a board only where its extent is known, cells were
+    // cleared and its tiles were seen to be one picture (`one_kind`): a
+    // collapse game near its end.
+    let one_left = colours == 1 && sized && empty > 0 && one_kind;
+    if (colours < 2 && !one_left) || (2 * empty > cells.len() && !sized) || !repeated {
         return Err(VisionError::NoBoard(format!(
             "a {}x{} lattice reads {colours} tile colours and {empty} empty cells: not a board",
             board.rows(),
@@ -3214,6 +3222,54 @@ fn plausible(board: &Board, sized: bool) -> Result<(), VisionError> {
     }
     Ok(())
 }
+
+/// True when every tile of `board` (its cells read as a colour) shows the
+/// same picture: at [`ALIKE_SIDE`]² points spread over the inner part of
+/// the tile, no tile departs from the points' median across the tiles by
+/// more than [`ALIKE_DISTANCE`] at more than [`ALIKE_POINTS`] of them. Tiles
+/// of one colour told apart by their symbols (Swell Foop's `boringshapes`:
+/// circles, squares and stars on one grey) are not alike.
+fn tiles_alike(img: &RgbImage, cal: &Calibration, board: &Board) -> bool {
+    let g = &cal.grid;
+    let tiles: Vec<Vec<Lab>> = (0..board.rows())
+        .flat_map(|r| (0..board.cols()).map(move |c| Cell::new(r, c)))
+        .filter(|cell| board.get(cell.row, cell.col) <= 9)
+        .map(|cell| {
+            let (cx, cy) = cal.cell_centre(cell);
+            let at = |i: usize| (i as f64 + 0.5) / ALIKE_SIDE as f64 - 0.5;
+            (0..ALIKE_SIDE * ALIKE_SIDE)
+                .map(|k| {
+                    let (x, y) = (at(k % ALIKE_SIDE), at(k / ALIKE_SIDE));
+                    let (x, y) = (cx + 0.8 * x * g.cell_width, cy + 0.8 * y * g.cell_height);
+                    lab_at(img, x, y).unwrap_or([0.0; 3])
+                })
+                .collect()
+        })
+        .collect();
+    if tiles.len() < 2 {
+        return false;
+    }
+    let medians: Vec<Lab> = (0..ALIKE_SIDE * ALIKE_SIDE)
+        .map(|k| median_lab(&tiles.iter().map(|t| t[k]).collect::<Vec<_>>()))
+        .collect();
+    let limit = (ALIKE_POINTS * medians.len() as f64) as usize;
+    tiles.iter().all(|t| {
+        let off = t
+            .iter()
+            .zip(&medians)
+            .filter(|(a, m)| delta_e(**a, **m) > ALIKE_DISTANCE)
+            .count();
+        off <= limit
+    })
+}
+
+/// Points a side of the grid [`tiles_alike`] compares tiles on.
+const ALIKE_SIDE: usize = 7;
+/// ΔE past which a tile's point departs from the tiles' median there.
+const ALIKE_DISTANCE: f32 = 20.0;
+/// The share of a tile's points that may depart (edges of a symbol one
+/// pixel off between tiles).
+const ALIKE_POINTS: f64 = 0.15;
 
 /// `Some("row")` (or `"column"`) when a board with no empty cell reads one
 /// colour along every row (every column), but for `?` cells and one odd
@@ -3931,8 +3987,8 @@ mod tests {
         // Two odd cells on 18: stripes no longer.
         assert_eq!(striped_of("122221/111111/333333"), None);
         let b: Board = "000/000/111".parse().expect("board text");
-        assert!(plausible(&b, false).is_err());
-        assert!(plausible(&b, true).is_err());
+        assert!(plausible(&b, false, false).is_err());
+        assert!(plausible(&b, true, false).is_err());
     }
 
     #[test]
@@ -3945,7 +4001,7 @@ mod tests {
         );
         assert_eq!(repeats_of("0120/12?1/0120/1201/0120"), Some(("row", 2)));
         let b: Board = "00100100/10110110/00100100".parse().expect("board text");
-        assert!(plausible(&b, false).is_err());
+        assert!(plausible(&b, false, false).is_err());
         // Under 12 cells repeated: chance, not UI.
         assert_eq!(repeats_of("012/012/120"), None);
         // Dealt boards: none of 3000 (3-6 colours, 3-12 a side) repeats.
@@ -3994,9 +4050,9 @@ mod tests {
         assert!(!holes_of(".1..2./111222/.1..2./.2.1../222111/.2..1."));
         // Through `plausible`: read, or refused as before.
         let b: Board = "1222/.13./212.".parse().expect("board text");
-        assert!(plausible(&b, false).is_ok());
+        assert!(plausible(&b, false, false).is_ok());
         let b: Board = "1.../12../121./1212".parse().expect("board text");
-        assert!(plausible(&b, false).is_err());
+        assert!(plausible(&b, false, false).is_err());
     }
 
     #[test]
