@@ -693,6 +693,7 @@ fn unseen_games_never_read_as_a_wrong_board() {
     eprintln!("unseen games read right: {read_right:?}");
     assert!(wrong.is_empty(), "wrong boards:\n{}", wrong.join("\n"));
     for must in [
+        "five-or-more/balls-large-mid",
         "five-or-more/balls-medium-mid",
         "five-or-more/shapes-medium-mid",
         "four-in-a-row/t2-win",

@@ -542,15 +542,9 @@ fn lattice_of(
             best = Some((members.len(), members));
         }
     }
-    let (n, members) = best?;
-    let (mut c0, mut c1, mut r0, mut r1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
-    for &m in &members {
-        let (c, r) = sites[m];
-        c0 = c0.min(c);
-        c1 = c1.max(c);
-        r0 = r0.min(r);
-        r1 = r1.max(r);
-    }
+    let (_, members) = best?;
+    let held: Vec<(i64, i64)> = members.iter().map(|&m| sites[m]).collect();
+    let (n, (c0, c1), (r0, r1)) = core_extent(&held);
     let (cols, rows) = ((c1 - c0 + 1) as usize, (r1 - r0 + 1) as usize);
     let ok = |n: usize| (cells.0..=cells.1).contains(&n);
     if !ok(cols) || !ok(rows) || (n as f64) < p.min_occupied * (rows * cols) as f64 {
@@ -571,6 +565,47 @@ fn lattice_of(
         },
         blobs: n,
     })
+}
+
+/// The extent of a cluster of sites `(column, row)`: how many sites it
+/// holds, its columns and its rows (inclusive). An outer line whose
+/// neighbour inside holds no site, and which holds at most a quarter of
+/// the sites an average line of the rest holds, is dropped (with the empty
+/// line): the cluster's links span one empty line, so such a line is a
+/// blob of the UI beyond the board (a button above Five or More's board,
+/// whose empty cells are the blobs). A class that misses some tiles (those
+/// merged with a neighbour of their colour) can leave a line of a board
+/// empty, with full lines on both sides.
+fn core_extent(held: &[(i64, i64)]) -> (usize, (i64, i64), (i64, i64)) {
+    let span = |f: fn(&(i64, i64)) -> i64, of: &[(i64, i64)]| {
+        let lo = of.iter().map(f).min().unwrap_or(0);
+        let hi = of.iter().map(f).max().unwrap_or(0);
+        (lo, hi)
+    };
+    let mut kept: Vec<(i64, i64)> = held.to_vec();
+    loop {
+        let (c0, c1) = span(|s| s.0, &kept);
+        let (r0, r1) = span(|s| s.1, &kept);
+        // Line `k` of the rows (or columns) from `lo` to `hi` is stray when
+        // the next one in holds no site and it holds at most a quarter of
+        // the sites a line of the rest holds on average.
+        let stray = |row: bool, k: i64, next: i64, lo: i64, hi: i64| {
+            let on = |s: &(i64, i64), at: i64| if row { s.1 == at } else { s.0 == at };
+            let n = kept.iter().filter(|s| on(s, k)).count();
+            let rest = (hi - lo - 1) as usize;
+            hi - lo >= 2 && !kept.iter().any(|s| on(s, next)) && 4 * n * rest <= kept.len() - n
+        };
+        let side = [
+            (stray(true, r0, r0 + 1, r0, r1), true, r0),
+            (stray(true, r1, r1 - 1, r0, r1), true, r1),
+            (stray(false, c0, c0 + 1, c0, c1), false, c0),
+            (stray(false, c1, c1 - 1, c0, c1), false, c1),
+        ];
+        let Some(&(_, row, k)) = side.iter().find(|s| s.0) else {
+            return (kept.len(), (c0, c1), (r0, r1));
+        };
+        kept.retain(|s| if row { s.1 != k } else { s.0 != k });
+    }
 }
 
 /// The lattice sites held by blobs of several tiles: tiles with no gap
@@ -721,6 +756,25 @@ mod tests {
         assert!((l.x.first - (x0 + pitch / 2.0)).abs() < 1.0, "{l:?}");
         assert!((l.y.first - (y0 + pitch / 2.0)).abs() < 1.0, "{l:?}");
         assert!((l.x.size - 33.0).abs() < 2.0, "{l:?}");
+    }
+
+    #[test]
+    fn a_stray_blob_across_an_empty_line_is_off_the_extent() {
+        // A full 4x5 block of sites (columns 0-4, rows 2-5) and one site two
+        // rows above it: that row is dropped with the empty row.
+        let mut held: Vec<(i64, i64)> = (2..6).flat_map(|r| (0..5).map(move |c| (c, r))).collect();
+        held.push((3, 0));
+        assert_eq!(core_extent(&held), (20, (0, 4), (2, 5)));
+        // A line of the board beyond an empty one that holds as many sites
+        // as the rest (a class that missed a column) stays.
+        let block: Vec<(i64, i64)> = (0..4)
+            .flat_map(|r| [0, 2, 3, 4].into_iter().map(move |c| (c, r)))
+            .collect();
+        assert_eq!(core_extent(&block), (16, (0, 4), (0, 3)));
+        // Two sparse outer lines, each beyond an empty one, both go.
+        let mut two = held.clone();
+        two.push((6, 4));
+        assert_eq!(core_extent(&two), (20, (0, 4), (2, 5)));
     }
 
     #[test]

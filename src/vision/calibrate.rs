@@ -284,6 +284,29 @@ fn hued_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usiz
         .count()
 }
 
+/// How many colours (of two cells or more, of chroma `min_chroma` or
+/// more) the cells apart from the commonest cell colour show, clustered as
+/// the palette learning does.
+fn hues_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usize {
+    let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
+    let Some(mode) = labs.iter().max_by_key(|a| near(a)) else {
+        return 0;
+    };
+    let points: Vec<Lab> = labs
+        .iter()
+        .filter(|b| delta_e(*mode, **b) > apart)
+        .copied()
+        .collect();
+    let (assign, centres) = kmeans(&points, None, apart);
+    (0..centres.len())
+        .filter(|&j| {
+            let n = assign.iter().filter(|&&a| a == j).count();
+            n >= 2 && chroma(centres[j]) >= min_chroma
+        })
+        .count()
+}
+
 /// How many times further apart than every other pattern the rings near
 /// the middle ([`Sampling::inner`]) must set the colours ([`separation`])
 /// to be used, against those that see cells apart and are about as uniform
@@ -1265,6 +1288,30 @@ fn calibrate_on(
                 && 4 * hued_apart_from_mode(&t.4, p.split_distance, HUED) >= t.4.len()
         });
     tried.retain(|t| t.1 > 0 || !hued);
+    // A pattern that sees the cells apart all as one colour is blind to
+    // the pieces' colours where another, its cells mostly one colour, sees
+    // as many apart in two or more colours ([`HUED`]): a ring on the dark
+    // outline every piece has (Five or More's balls), the colours inside.
+    let hues: Vec<usize> = tried
+        .iter()
+        .map(|t| hues_apart_from_mode(&t.4, p.split_distance, HUED))
+        .collect();
+    let outline = tried.iter().zip(&hues).any(|(t, &h)| t.1 > 0 && h <= 1);
+    let coloured = |seen: usize| {
+        tried
+            .iter()
+            .zip(&hues)
+            .any(|(t, &h)| h >= 2 && t.1 >= seen && t.0 <= SEEING_SPREAD * p.split_distance)
+    };
+    if outline {
+        let keep: Vec<bool> = tried
+            .iter()
+            .zip(&hues)
+            .map(|(t, &h)| h >= 2 || t.1 == 0 || !coloured(t.1))
+            .collect();
+        let mut k = keep.iter();
+        tried.retain(|_| k.next().copied().unwrap_or(true));
+    }
     let uniform = tried.iter().map(|t| t.0).fold(f32::INFINITY, f32::min);
     let seen_uniform = tried
         .iter()
