@@ -35,7 +35,7 @@ use super::classify::{own_split, read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
-use super::find::{find_candidates, find_grid, FindParams, FoundGrid, Hints};
+use super::find::{find_candidates, find_grid, sparse_candidates, FindParams, FoundGrid, Hints};
 use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
@@ -1704,8 +1704,53 @@ fn read_free(
     if !opts.finds_grid() {
         return Ok(grown(img, opts, read_found(img, opts, None)?));
     }
-    let all = find_candidates(img, find_hints(opts, None), &opts.find)?;
-    read_among(img, opts, &all)
+    let all = match find_candidates(img, find_hints(opts, None), &opts.find) {
+        Ok(all) => all,
+        Err(e) if e.is_no_board() => return read_sparse(img, opts).ok_or(e),
+        Err(e) => return Err(e),
+    };
+    match read_among(img, opts, &all) {
+        Err(e) if e.is_no_board() => read_sparse(img, opts).ok_or(e),
+        read => read,
+    }
+}
+
+/// When no lattice read as a board: a board of a few pieces on many empty
+/// cells, through the lattices of blobs the finder refused for their cells
+/// being mostly alike (`find::sparse_candidates`: the empty cells are the
+/// blobs). Taken only as pieces on a backdrop framed all round
+/// ([`read_on_backdrop`]) or as a board being emptied inside its frame
+/// ([`read_framed`]), its tiles fitting their colours as a rescue's must
+/// (`footprint` at least [`ReadParams::rescue_fit`]: a button over a
+/// collapse board's empty area at its game over reads as two tiles of a
+/// blue, 0.93).
+fn read_sparse(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Reading, Calibration)> {
+    let hints = find_hints(opts, None);
+    sparse_candidates(img, hints, &opts.find)
+        .iter()
+        .find_map(|found| {
+            let found = &*inside(img, found);
+            let cal = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone()))
+                .map_err(|e| tracing::debug!("sparse {}x{}: {e}", found.rows, found.cols))
+                .ok()?
+                .0;
+            let read = read_on_backdrop(img, opts, &cal)
+                .or_else(|| read_framed(img, opts, &cal))
+                .filter(|(r, c)| {
+                    footprint(img, c, &r.board, opts.read.reach) >= opts.read.rescue_fit
+                });
+            tracing::debug!(
+                "sparse {}x{}: {}",
+                found.rows,
+                found.cols,
+                if read.is_some() {
+                    "read"
+                } else {
+                    "not a board"
+                }
+            );
+            read
+        })
 }
 
 /// [`read_free`] over the lattices `all` found, best first.

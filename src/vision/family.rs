@@ -57,7 +57,49 @@ fn agrees(hints: Hints, reading: &Reading) -> bool {
 ///   the hint was tried: on 120 orb-drag styles the finder held to a size
 ///   put a lattice of the wrong fixed size over three boards and read
 ///   them, a made-up board each.)
+///
+/// A collapse game's board (`samegame`, `popstar`) has settled when it is
+/// read: no tile above an empty cell of its column ([`floating`]). One that
+/// has is refused: a misreading (UI over the emptied area read as tiles) or
+/// a board caught falling.
 pub fn read_sized(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Result<(Reading, Calibration), VisionError> {
+    let (reading, cal) = read_sized_any(img, opts)?;
+    if collapses(&opts.game) {
+        if let Some((r, c)) = floating(&reading.board) {
+            return Err(VisionError::NoBoard(format!(
+                "a {}x{} lattice reads a tile at row {r}, column {c} above an empty cell: \
+                 a {} board has its tiles fallen",
+                reading.board.rows(),
+                reading.board.cols(),
+                opts.game
+            )));
+        }
+    }
+    Ok((reading, cal))
+}
+
+/// True for the games of the collapse family, whose tiles fall.
+pub fn collapses(game: &str) -> bool {
+    matches!(game, "samegame" | "swell-foop" | "popstar")
+}
+
+/// The first tile (row, column) with an empty cell below it in its column.
+pub fn floating(board: &crate::board::Board) -> Option<(usize, usize)> {
+    let (rows, cols) = (board.rows(), board.cols());
+    (0..cols).find_map(|c| {
+        let below = (1..rows)
+            .rev()
+            .find(|&r| board.get(r, c) == crate::board::EMPTY)?;
+        let r = (0..below).find(|&r| board.get(r, c) != crate::board::EMPTY)?;
+        Some((r, c))
+    })
+}
+
+/// [`read_sized`] before the collapse family's check.
+fn read_sized_any(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(Reading, Calibration), VisionError> {
@@ -194,6 +236,20 @@ mod tests {
         for g in ["samegame", "popstar", "gweled", "match3", "generic"] {
             assert!(fixed_sizes(g).is_empty(), "{g}");
         }
+    }
+
+    #[test]
+    fn a_tile_above_a_hole_floats() {
+        let settled: crate::board::Board = "..../.1../.12./2122".parse().expect("board");
+        assert_eq!(floating(&settled), None);
+        // A tile above the lowest hole of column 2 (not just the top one).
+        let lifted: crate::board::Board = "..../.1../.1../2122".parse().expect("board");
+        assert_eq!(floating(&lifted), None);
+        let hole: crate::board::Board = "..../.13./.1../2122".parse().expect("board");
+        assert_eq!(floating(&hole), Some((1, 2)));
+        let bottom: crate::board::Board = "..../..1./..1./21.2".parse().expect("board");
+        assert_eq!(floating(&bottom), Some((1, 2)));
+        assert!(collapses("samegame") && collapses("popstar") && !collapses("match3"));
     }
 
     #[test]

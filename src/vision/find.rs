@@ -1582,7 +1582,7 @@ fn blob_candidates(
     picture_blob_lattices(img, params)
         .iter()
         .filter_map(|l| {
-            let judge = |l: &BlobLattice| judge_blobs(img, edges, l, hints, params);
+            let judge = |l: &BlobLattice| judge_blobs(img, edges, l, hints, params, Source::Blobs);
             judge(l)
                 .or_else(|| judge(&gapless(l)))
                 .or_else(|| judge(&dual(l)))
@@ -1595,14 +1595,33 @@ fn blob_candidates(
         .collect()
 }
 
-/// The lattice of blobs `l` through the lattice tests (`judged`), when it
-/// fits the hints and the pitch limits.
+/// The lattices of equal blobs refused only for their cells being mostly
+/// alike ([`SPARSE_REFUSALS`]): a board of a few pieces on many empty
+/// cells (Five or More at its start, a collapse game near its end), whose
+/// empty cells are the blobs. Score 0, in the order found. For a reader
+/// that holds them to more than a lattice of tiles: the board's frame
+/// seen round them, pieces of two colours (see `calibrate::read_sparse`).
+pub fn sparse_candidates(img: &RgbImage, hints: Hints, params: &FindParams) -> Vec<FoundGrid> {
+    let edges = Edges::new(img, params);
+    picture_blob_lattices(img, params)
+        .iter()
+        .filter_map(|l| judge_blobs(img, &edges, l, hints, params, Source::Sparse))
+        .map(|f| FoundGrid {
+            from_blobs: true,
+            ..f
+        })
+        .collect()
+}
+
+/// The lattice of blobs `l` through the lattice tests (`judged`, as
+/// `source`), when it fits the hints and the pitch limits.
 fn judge_blobs(
     img: &RgbImage,
     edges: &Edges,
     l: &BlobLattice,
     hints: Hints,
     params: &FindParams,
+    source: Source,
 ) -> Option<FoundGrid> {
     let axis = |a: BlobAxis| Axis {
         pitch: a.pitch,
@@ -1616,17 +1635,9 @@ fn judge_blobs(
     if !fits {
         return None;
     }
-    judged(
-        img,
-        edges,
-        axis(l.x),
-        axis(l.y),
-        hints,
-        params,
-        Source::Blobs,
-    )
-    .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
-    .ok()
+    judged(img, edges, axis(l.x), axis(l.y), hints, params, source)
+        .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
+        .ok()
 }
 
 /// The lattice half a pitch off a lattice of blobs, a line longer each way
@@ -1954,6 +1965,9 @@ enum Source {
     /// the sides (tiles whose outline is not upright, diamonds or
     /// hexagons, have weak edges at their box sides).
     Blobs,
+    /// A lattice of equal blobs taken only when it fails for its cells
+    /// being mostly alike ([`SPARSE_REFUSALS`], see [`sparse_candidates`]).
+    Sparse,
 }
 
 /// Samples, trims and tests one lattice (step 7 of the module docs): the
@@ -1969,7 +1983,7 @@ fn judged(
 ) -> Result<FoundGrid, String> {
     let (mut xs, mut ys) = (xs, ys);
     let mut cells = match source {
-        Source::Blobs => sample_blob_cells(img, &xs, &ys, params),
+        Source::Blobs | Source::Sparse => sample_blob_cells(img, &xs, &ys, params),
         Source::Edges => sample_cells(img, &xs, &ys, params),
     };
     trim(&mut cells, &mut xs, &mut ys, hints, params);
@@ -1979,10 +1993,18 @@ fn judged(
     let (xs, ys) = (&xs, &ys);
     let sides = side_ratio(edges, xs, ys);
     let min_sides = match source {
-        Source::Blobs => 0.0,
+        Source::Blobs | Source::Sparse => 0.0,
         Source::Edges => params.min_periodicity,
     };
-    let scored = score_lattice(&cells, xs, ys, params).and_then(|s| {
+    let scored = match (source, score_lattice(&cells, xs, ys, params)) {
+        (Source::Sparse, Err(why)) if SPARSE_REFUSALS.contains(&why) => {
+            let uniform = uniform_cells(&cells, params) as f64 / cells.len().max(1) as f64;
+            return Ok(found_grid(xs, ys, &cells, (0.0, uniform, 0.0)));
+        }
+        (Source::Sparse, Ok(_)) => Err("not sparse"),
+        (_, scored) => scored,
+    };
+    let scored = scored.and_then(|s| {
         if sides < min_sides {
             Err("weak edges at the tile sides")
         } else if !gaps_plain(img, &cells, xs, ys, s.2) {
@@ -1995,24 +2017,7 @@ fn judged(
         Ok((score, uniform, contrast)) => {
             let (fx, fy) = line_fractions(edges, xs, ys);
             let score = score * (sides.min(100.0) as f64).sqrt() * (fx * fy).powi(2);
-            let grid = Grid {
-                left: xs.centre - xs.tile / 2.0,
-                top: ys.centre - ys.tile / 2.0,
-                cell_width: xs.tile,
-                cell_height: ys.tile,
-                gap_x: xs.pitch - xs.tile,
-                gap_y: ys.pitch - ys.tile,
-            };
-            Ok(FoundGrid {
-                rows: ys.count,
-                cols: xs.count,
-                grid,
-                uniform,
-                contrast,
-                score,
-                cells: cells.iter().map(|c| c.0).collect(),
-                from_blobs: false,
-            })
+            Ok(found_grid(xs, ys, &cells, (score, uniform, contrast)))
         }
         Err(why) => {
             let uniform = uniform_cells(&cells, params);
@@ -2027,6 +2032,43 @@ fn judged(
         }
     }
 }
+
+/// What a lattice that passed its tests is handed over as: its axes, its
+/// cells and `(score, uniform, contrast)`.
+fn found_grid(
+    xs: &Axis,
+    ys: &Axis,
+    cells: &[(Lab, f32)],
+    (score, uniform, contrast): (f64, f64, f32),
+) -> FoundGrid {
+    let grid = Grid {
+        left: xs.centre - xs.tile / 2.0,
+        top: ys.centre - ys.tile / 2.0,
+        cell_width: xs.tile,
+        cell_height: ys.tile,
+        gap_x: xs.pitch - xs.tile,
+        gap_y: ys.pitch - ys.tile,
+    };
+    FoundGrid {
+        rows: ys.count,
+        cols: xs.count,
+        grid,
+        uniform,
+        contrast,
+        score,
+        cells: cells.iter().map(|c| c.0).collect(),
+        from_blobs: false,
+    }
+}
+
+/// The lattice tests a board of a few pieces on many empty cells fails
+/// (its cells are mostly one colour), by which [`sparse_candidates`] takes
+/// a lattice of blobs.
+const SPARSE_REFUSALS: [&str; 3] = [
+    "too little contrast",
+    "mostly one colour",
+    "neighbours mostly alike",
+];
 
 /// True when the gaps between tiles look like a background, not like tiles:
 /// along each axis with a clear gap (at least 4 pixels and a tenth of the
@@ -2565,7 +2607,9 @@ mod tests {
             y: crossings(top, rows),
             blobs: ((rows - 1) * (cols - 1)) as usize,
         };
-        let judge = |l: &BlobLattice| judge_blobs(&img, &edges, l, Hints::default(), &params);
+        let judge = |l: &BlobLattice| {
+            judge_blobs(&img, &edges, l, Hints::default(), &params, Source::Blobs)
+        };
         let f = judge(&gapless(&dual(&between))).expect("the board");
         assert_eq!((f.rows, f.cols), (rows as usize, cols as usize));
         assert!((f.grid.left - f64::from(left)).abs() < 1.5, "{:?}", f.grid);
