@@ -93,7 +93,7 @@ fn score(want: &Board, got: &Board, occluded: &[(usize, usize)]) -> Tally {
     t
 }
 
-fn case(seed: u64) -> (Board, Style, image::RgbImage, Vec<(usize, usize)>) {
+fn case(seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     let big = rng.chance(0.15);
     let rows = if big { rng.int(10, 20) } else { rng.int(3, 10) };
@@ -107,7 +107,7 @@ fn case(seed: u64) -> (Board, Style, image::RgbImage, Vec<(usize, usize)>) {
 }
 
 /// An orb-drag board (one of the family's three sizes) in a random style.
-fn orb_drag_case(seed: u64) -> (Board, Style, image::RgbImage, Vec<(usize, usize)>) {
+fn orb_drag_case(seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     let (rows, cols) = [(5, 6), (5, 6), (6, 7), (4, 5)][rng.int(0, 3)];
     let k = rng.int(4, 7);
@@ -117,6 +117,9 @@ fn orb_drag_case(seed: u64) -> (Board, Style, image::RgbImage, Vec<(usize, usize
     (board, style, img, occluded)
 }
 
+/// A drawn case: the board, its style, the picture and the occluded cells.
+type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
+
 /// A board mostly empty, on a panel (what its empty cells show): half the
 /// seeds a collapse game well into play (columns of random heights, the
 /// empty ones on the right; read as `samegame`), half pieces scattered
@@ -124,12 +127,7 @@ fn orb_drag_case(seed: u64) -> (Board, Style, image::RgbImage, Vec<(usize, usize
 /// read as `generic`). Styles drawn until one has a panel: with none, the
 /// empty cells show the screen's backdrop and where the board ends is
 /// not drawn at all.
-fn sparse_case(
-    seed: u64,
-) -> (
-    (Board, Style, image::RgbImage, Vec<(usize, usize)>),
-    &'static str,
-) {
+fn sparse_case(seed: u64) -> (Case, &'static str) {
     let mut rng = Rng::new(seed);
     let rows = rng.int(4, 15);
     let cols = rng.int(4, 15);
@@ -219,7 +217,7 @@ fn run_case(seed: u64) -> (Tally, String) {
 /// Reads one drawn case with no calibration as `game` and scores it.
 fn read_case(
     seed: u64,
-    (board, style, img, occluded): (Board, Style, image::RgbImage, Vec<(usize, usize)>),
+    (board, style, img, occluded): Case,
     game: &str,
     sized: bool,
 ) -> (Tally, String) {
