@@ -1595,14 +1595,23 @@ fn blob_candidates(
         .collect()
 }
 
-/// The lattices of equal blobs refused only for their cells being mostly
-/// alike ([`SPARSE_REFUSALS`]): a board of a few pieces on many empty
-/// cells (Five or More at its start, a collapse game near its end), whose
-/// empty cells are the blobs. Score 0, in the order found. For a reader
+/// The lattices of equal blobs, those refused for their cells being mostly
+/// alike ([`SPARSE_REFUSALS`]) included, with sites as few as
+/// [`SPARSE_OCCUPIED`] holding a blob: a board of a few pieces on many
+/// empty cells (Five or More at its start, whose empty cells are the
+/// blobs; pieces scattered on a panel; a collapse game near its end).
+/// Those refused score 0; in the order found. For a reader
 /// that holds them to more than a lattice of tiles: the board's frame
 /// seen round them, pieces of two colours (see `calibrate::read_sparse`).
 pub fn sparse_candidates(img: &RgbImage, hints: Hints, params: &FindParams) -> Vec<FoundGrid> {
     let edges = Edges::new(img, params);
+    let params = &FindParams {
+        blobs: BlobParams {
+            min_occupied: SPARSE_OCCUPIED,
+            ..params.blobs
+        },
+        ..*params
+    };
     picture_blob_lattices(img, params)
         .iter()
         .filter_map(|l| judge_blobs(img, &edges, l, hints, params, Source::Sparse))
@@ -2001,7 +2010,6 @@ fn judged(
             let uniform = uniform_cells(&cells, params) as f64 / cells.len().max(1) as f64;
             return Ok(found_grid(xs, ys, &cells, (0.0, uniform, 0.0)));
         }
-        (Source::Sparse, Ok(_)) => Err("not sparse"),
         (_, scored) => scored,
     };
     let scored = scored.and_then(|s| {
@@ -2060,6 +2068,11 @@ fn found_grid(
         from_blobs: false,
     }
 }
+
+/// Least fraction of a sparse lattice's sites holding a blob
+/// ([`sparse_candidates`]: pieces scattered over a board, the lattice's
+/// blobs being the pieces; the lattice test is that every blob lies on it).
+const SPARSE_OCCUPIED: f64 = 0.1;
 
 /// The lattice tests a board of a few pieces on many empty cells fails
 /// (its cells are mostly one colour), by which [`sparse_candidates`] takes
