@@ -786,6 +786,8 @@ fn unseen_games_never_read_as_a_wrong_board() {
     for must in [
         "five-or-more/balls-large-mid",
         "five-or-more/balls-medium-mid",
+        "five-or-more/balls-medium-start",
+        "five-or-more/tango-medium-mid",
         "five-or-more/shapes-medium-mid",
         "four-in-a-row/t2-win",
         "four-in-a-row/t3-win",
