@@ -1832,11 +1832,82 @@ fn grown(
     (reading, cal): (super::Reading, Calibration),
 ) -> (super::Reading, Calibration) {
     let (reading, cal) = grown_known(img, opts, (reading, cal));
-    match extended(img, &cal, opts, Growth::Unseen)
+    let (reading, cal) = match extended(img, &cal, opts, Growth::Unseen)
         .and_then(|wider| relearned(img, opts, &reading.board, &cal, wider))
     {
         Some(x) => x,
         None => (reading, cal),
+    };
+    to_frame(img, opts, (reading, cal))
+}
+
+/// A collapse board read with cells emptied, whose empty colour goes on
+/// past its lattice to a frame ([`framed`]): the board is the framed
+/// extent (its tiles fill only its lower left corner) when the lines added
+/// are above it and right of it (tiles fall, columns close to the left),
+/// each of their cells shows the board's empty colour all over (points
+/// across its whole pitch: a margin of the panel round a board is no
+/// line) and the whole reads as a board of known size.
+fn to_frame(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    (reading, cal): (super::Reading, Calibration),
+) -> (super::Reading, Calibration) {
+    let keep = |reading, cal| (reading, cal);
+    if !super::family::collapses(&opts.game) {
+        return keep(reading, cal);
+    }
+    let empties: Vec<Lab> = reading
+        .cells
+        .iter()
+        .filter(|c| c.value == EMPTY)
+        .map(|c| c.lab)
+        .collect();
+    if empties.is_empty() {
+        return keep(reading, cal);
+    }
+    let empty = median_lab(&empties);
+    let Some(wider) = framed(img, &cal, opts, false) else {
+        return keep(reading, cal);
+    };
+    let (g, w) = (&cal.grid, &wider.grid);
+    let (dr, dc) = (
+        ((g.top - w.top) / g.pitch_y()).round() as usize,
+        ((g.left - w.left) / g.pitch_x()).round() as usize,
+    );
+    let grew = (wider.rows, wider.cols) != (cal.rows, cal.cols);
+    // Added above and to the right only: the old lattice is the lower left.
+    let corner = dc == 0 && dr + cal.rows == wider.rows;
+    if !grew || !corner {
+        return keep(reading, cal);
+    }
+    let limit = opts.params.empty_distance;
+    let all_empty = (0..wider.rows)
+        .flat_map(|r| (0..wider.cols).map(move |c| Cell::new(r, c)))
+        .filter(|cell| cell.row < dr || cell.col >= cal.cols)
+        .all(|cell| {
+            let (cx, cy) = wider.cell_centre(cell);
+            (0..25).all(|k| {
+                let t = |i: usize| 0.9 * ((i as f64 + 0.5) / 5.0 - 0.5);
+                let (x, y) = (cx + t(k % 5) * w.pitch_x(), cy + t(k / 5) * w.pitch_y());
+                lab_at(img, x, y).is_some_and(|lab| delta_e(lab, empty) <= limit)
+            })
+        });
+    if !all_empty {
+        return keep(reading, cal);
+    }
+    match read_board(img, &wider) {
+        Ok(r) if plausible(&r.board, true, false).is_ok() => {
+            tracing::debug!(
+                "{}x{} framed to {}x{}",
+                cal.rows,
+                cal.cols,
+                wider.rows,
+                wider.cols
+            );
+            (r, wider)
+        }
+        _ => keep(reading, cal),
     }
 }
 
@@ -2831,7 +2902,7 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit
 }
 
 /// [`frame_seen`] with the points up to `reach` pixels past the edge.
-fn frame_seen_within(
+pub(super) fn frame_seen_within(
     img: &RgbImage,
     cal: &Calibration,
     rows: bool,

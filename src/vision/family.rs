@@ -14,7 +14,9 @@
 
 use image::RgbImage;
 
-use super::calibrate::{found_on, open_sides, read_auto_free, read_found, CalibrateOptions};
+use super::calibrate::{
+    found_on, frame_seen_within, open_sides, read_auto_free, read_found, CalibrateOptions,
+};
 use super::find::Hints;
 use super::layout::Calibration;
 use super::{Reading, VisionError};
@@ -68,13 +70,28 @@ pub fn read_sized(
 ) -> Result<(Reading, Calibration), VisionError> {
     let (reading, cal) = read_sized_any(img, opts)?;
     if collapses(&opts.game) {
+        let (rows, cols) = (reading.board.rows(), reading.board.cols());
         if let Some((r, c)) = floating(&reading.board) {
             return Err(VisionError::NoBoard(format!(
-                "a {}x{} lattice reads a tile at row {r}, column {c} above an empty cell: \
+                "a {rows}x{cols} lattice reads a tile at row {r}, column {c} above an empty cell: \
                  a {} board has its tiles fallen",
-                reading.board.rows(),
-                reading.board.cols(),
                 opts.game
+            )));
+        }
+        // Cells emptied up to the top row (the right column) say the board
+        // goes on there unless its frame is seen just beyond.
+        let limit = opts.params.empty_distance;
+        let reach = |pitch: f64| (0.9 * pitch).max(4.0) as usize;
+        let b = &reading.board;
+        let top = (0..cols).any(|c| b.get(0, c) == crate::board::EMPTY)
+            && !frame_seen_within(img, &cal, true, true, limit, reach(cal.grid.pitch_y()));
+        let right = (0..rows).any(|r| b.get(r, cols - 1) == crate::board::EMPTY)
+            && !frame_seen_within(img, &cal, false, false, limit, reach(cal.grid.pitch_x()));
+        if top || right {
+            return Err(VisionError::NoBoard(format!(
+                "a {rows}x{cols} lattice has emptied cells in its {} with no frame beyond: \
+                 where the board ends is not seen",
+                if top { "top row" } else { "right column" }
             )));
         }
     }
