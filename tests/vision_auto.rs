@@ -36,6 +36,8 @@ struct Tally {
     refused: usize,
     /// Read at another size than drawn.
     wrong_size: usize,
+    /// Cases read with every cell right (totals of [`tally_by`] only).
+    exact: usize,
 }
 
 /// The renaming of read colours to drawn colours that matches the most cells
@@ -180,10 +182,16 @@ fn sparse_case(seed: u64) -> (Case, &'static str) {
     ((board, style, img, occluded), game)
 }
 
-/// Sparse boards ([`sparse_case`]): `SPARSE_FROM` (7000) and
-/// `SPARSE_CASES` (200) to measure, `--ignored`.
+/// Sparse boards ([`sparse_case`]), seeds 7000-7199 (`SPARSE_FROM` and
+/// `SPARSE_CASES` to measure others; the floors hold for the default
+/// range only). A ratchet on what the reader reaches today. Before
+/// `read_sparse`, `to_frame`, the collapse family's checks and
+/// `empty_throughout` (2026-11-27): 28 exact, 145 refused, 27 wrong size;
+/// now 50 exact, 15 wrong size (9 of them pieces scattered on a panel
+/// read as `generic`: lattices of pixel-font text or a corner of the
+/// board; the collapse ones have a panel within 12 ΔE of the backdrop,
+/// so its frame is not seen).
 #[test]
-#[ignore]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
         .ok()
@@ -194,7 +202,7 @@ fn sparse_boards_measured() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(7000);
     let seeds: Vec<u64> = (from..from + n).collect();
-    tally_by(&seeds, |seed| {
+    let (_, all) = tally_by(&seeds, |seed| {
         let (case, game) = sparse_case(seed);
         let (t, note) = read_case(seed, case, game, false);
         (
@@ -206,6 +214,14 @@ fn sparse_boards_measured() {
             },
         )
     });
+    if (from, n) == (7000, 200) {
+        assert!(all.exact >= 50, "sparse boards read exactly: {}", all.exact);
+        assert!(
+            all.wrong_size <= 15,
+            "sparse boards of a wrong size: {}",
+            all.wrong_size
+        );
+    }
 }
 
 fn run_case(seed: u64) -> (Tally, String) {
@@ -349,6 +365,7 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
             eprintln!("{note}");
         }
     }
+    all.exact = perfect;
     let acc = all.right as f64 / all.total.max(1) as f64;
     eprintln!(
         "synthetic screenshots: {} cases, {perfect} read perfectly, {} refused; cells right {} of {} = {:.4}%; occluded cells read as a wrong colour: {}",

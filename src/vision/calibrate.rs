@@ -3014,9 +3014,15 @@ fn framed(
             // than tiles and background (UI): the board ends here when
             // that something is less than a line away (a margin of
             // background too thin to hold another line, then its border).
-            let grows = next
-                .as_ref()
-                .is_some_and(|(_, line)| line.iter().all(|&v| v == EMPTY || v <= 9));
+            // A line of empty cells only is the board's when each cell
+            // shows one empty colour all over (a margin of the board's
+            // panel with the backdrop beyond is no line).
+            let grows = next.as_ref().is_some_and(|(next, line)| {
+                line.iter().all(|&v| v == EMPTY || v <= 9)
+                    && (line.iter().any(|&v| v <= 9)
+                        || outer_cells(next, rows, before)
+                            .all(|cell| empty_throughout(img, next, cell, limit)))
+            });
             if !tiles && !grows {
                 let g = &cur.grid;
                 let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
@@ -3034,6 +3040,56 @@ fn framed(
         }
     }
     Some(cur)
+}
+
+/// The cells of the outer line of `cal` (a row when `rows`; the first
+/// when `before`, else the last).
+fn outer_cells(cal: &Calibration, rows: bool, before: bool) -> impl Iterator<Item = Cell> {
+    let (n, along) = if rows {
+        (cal.rows, cal.cols)
+    } else {
+        (cal.cols, cal.rows)
+    };
+    let k = if before { 0 } else { n - 1 };
+    (0..along).map(move |i| {
+        if rows {
+            Cell::new(k, i)
+        } else {
+            Cell::new(i, k)
+        }
+    })
+}
+
+/// True when cell `cell` of `cal` shows one of the palette's empty colours
+/// over most of it: of 5x5 points across nine tenths of its pitch, more
+/// than half within `limit` of the empty colour nearest its centre. A line
+/// of a board's empty cells shows it all over, a line laid over the
+/// board's margin (0.4 of a pitch on the synthetic panels) and what lies
+/// beyond shows it in two fifths at most; a lattice whose pitch is a
+/// twentieth off (Four-in-a-row's 74 pixels measured as 78) sees its
+/// seventh column three fifths on the board.
+fn empty_throughout(img: &RgbImage, cal: &Calibration, cell: Cell, limit: f32) -> bool {
+    let (cx, cy) = cal.cell_centre(cell);
+    let (px, py) = (cal.grid.pitch_x(), cal.grid.pitch_y());
+    let Some(centre) = lab_at(img, cx, cy) else {
+        return false;
+    };
+    let Some(&empty) = cal
+        .palette
+        .empty
+        .iter()
+        .min_by(|a, b| delta_e(**a, centre).total_cmp(&delta_e(**b, centre)))
+    else {
+        return false;
+    };
+    let t = |i: usize| 0.9 * ((i as f64 + 0.5) / 5.0 - 0.5);
+    let shown = (0..25)
+        .filter(|&k| {
+            lab_at(img, cx + t(k % 5) * px, cy + t(k / 5) * py)
+                .is_some_and(|lab| delta_e(lab, empty) <= limit)
+        })
+        .count();
+    2 * shown > 25
 }
 
 /// A lattice refused for its empty outer lines, read over its framed extent
