@@ -3117,7 +3117,11 @@ fn read_framed(
         let mut tiles = reading.board.cells().iter().filter(|&&v| v <= 9);
         let first = tiles.next();
         let one_colour = first.is_some() && tiles.all(|v| Some(v) == first);
-        let one_kind = one_colour && tiles_alike(img, &grown, &reading.board);
+        // One colour left is a board of the collapse family only (pixel
+        // font on a bar is one colour of squares alike too).
+        let one_kind = one_colour
+            && super::family::collapses(&opts.game)
+            && tiles_alike(img, &grown, &reading.board);
         plausible(&reading.board, true, one_kind).ok()?;
         Some((reading, grown))
     })
