@@ -187,10 +187,9 @@ fn sparse_case(seed: u64) -> (Case, &'static str) {
 /// range only). A ratchet on what the reader reaches today. Before
 /// `read_sparse`, `to_frame`, the collapse family's checks and
 /// `empty_throughout` (2026-11-27): 28 exact, 145 refused, 27 wrong size;
-/// now 50 exact, 14 wrong size (8 of them pieces scattered on a panel
-/// read as `generic`: lattices of pixel-font text or a corner of the
-/// board; the collapse ones have a panel within 12 ΔE of the backdrop,
-/// so its frame is not seen).
+/// now 51 exact, 12 wrong size and one with cells wrong (8 of them pieces
+/// scattered on a panel read as `generic`: lattices of pixel-font text or
+/// a corner of the board; seed 7199's two colours split into three).
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -215,12 +214,10 @@ fn sparse_boards_measured() {
         )
     });
     if (from, n) == (7000, 200) {
-        assert!(all.exact >= 50, "sparse boards read exactly: {}", all.exact);
-        assert!(
-            all.wrong_size <= 14,
-            "sparse boards of a wrong size: {}",
-            all.wrong_size
-        );
+        assert!(all.exact >= 51, "sparse boards read exactly: {}", all.exact);
+        // Read as a board that is not the one drawn: a wrong size or cells.
+        let made_up = seeds.len() - all.exact - all.refused;
+        assert!(made_up <= 13, "sparse boards made up: {made_up}");
     }
 }
 

@@ -2966,6 +2966,11 @@ fn framed(
         return None;
     }
     let limit = opts.params.empty_distance;
+    // A collapse game's emptied area is its own flat background: lines
+    // added to it must show that colour, not merely one near it.
+    let inside = super::family::collapses(&opts.game)
+        .then(|| empty_inside(img, cal, limit))
+        .flatten();
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
     let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
@@ -3021,7 +3026,7 @@ fn framed(
                 line.iter().all(|&v| v == EMPTY || v <= 9)
                     && (line.iter().any(|&v| v <= 9)
                         || outer_cells(next, rows, before)
-                            .all(|cell| empty_throughout(img, next, cell, limit)))
+                            .all(|cell| empty_throughout(img, next, cell, limit, inside)))
             });
             if !tiles && !grows {
                 let g = &cur.grid;
@@ -3041,6 +3046,31 @@ fn framed(
     }
     Some(cur)
 }
+
+/// The colour the board's own empty cells show, and how near a point of
+/// an empty cell lies to it: three times the cells' median departure from
+/// it plus [`EMPTY_NOISE`], within `limit`. None under three empty cells.
+/// A panel a few ΔE off the backdrop round it (under the empty distance)
+/// still ends where the backdrop starts.
+fn empty_inside(img: &RgbImage, cal: &Calibration, limit: f32) -> Option<(Lab, f32)> {
+    let cells = read_cells(img, cal).ok()?;
+    let labs: Vec<Lab> = cells
+        .iter()
+        .filter(|c| c.value == EMPTY)
+        .map(|c| c.lab)
+        .collect();
+    if labs.len() < 3 {
+        return None;
+    }
+    let centre = median_lab(&labs);
+    let mut d: Vec<f32> = labs.iter().map(|l| delta_e(*l, centre)).collect();
+    let near = (3.0 * median_mut(&mut d) + EMPTY_NOISE).min(limit);
+    Some((centre, near))
+}
+
+/// ΔE a single pixel of a flat empty cell may lie off its cell's colour
+/// (JPEG, blur, texture) in [`empty_inside`].
+const EMPTY_NOISE: f32 = 6.0;
 
 /// The cells of the outer line of `cal` (a row when `rows`; the first
 /// when `before`, else the last).
@@ -3068,18 +3098,29 @@ fn outer_cells(cal: &Calibration, rows: bool, before: bool) -> impl Iterator<Ite
 /// beyond shows it in two fifths at most; a lattice whose pitch is a
 /// twentieth off (Four-in-a-row's 74 pixels measured as 78) sees its
 /// seventh column three fifths on the board.
-fn empty_throughout(img: &RgbImage, cal: &Calibration, cell: Cell, limit: f32) -> bool {
+///
+/// `inside`: the board's own empty colour and how near a point must lie to
+/// it ([`empty_inside`]), in place of the palette's nearest empty colour and
+/// `limit`.
+fn empty_throughout(
+    img: &RgbImage,
+    cal: &Calibration,
+    cell: Cell,
+    limit: f32,
+    inside: Option<(Lab, f32)>,
+) -> bool {
     let (cx, cy) = cal.cell_centre(cell);
     let (px, py) = (cal.grid.pitch_x(), cal.grid.pitch_y());
     let Some(centre) = lab_at(img, cx, cy) else {
         return false;
     };
-    let Some(&empty) = cal
+    let nearest = cal
         .palette
         .empty
         .iter()
         .min_by(|a, b| delta_e(**a, centre).total_cmp(&delta_e(**b, centre)))
-    else {
+        .map(|&e| (e, limit));
+    let Some((empty, limit)) = inside.or(nearest) else {
         return false;
     };
     let t = |i: usize| 0.9 * ((i as f64 + 0.5) / 5.0 - 0.5);
