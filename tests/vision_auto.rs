@@ -515,14 +515,20 @@ fn wrong_cells(
 fn screens_without_a_board_are_refused() {
     let mut bad = Vec::new();
     let mut n = 0;
-    for seed in 0..6u64 {
+    // `NOBOARD_SEEDS=N` and `NOBOARD_GAME=G` to measure more (6, generic).
+    let seeds: u64 = std::env::var("NOBOARD_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    let game = std::env::var("NOBOARD_GAME").unwrap_or_else(|_| "generic".into());
+    for seed in 0..seeds {
         let mut rng = Rng::new(seed);
         for (name, img) in no_board_screens(&mut rng) {
             // With no hints, and with a size given (which relaxes the
             // whole-board checks, see `read_auto`).
             for (rows, cols) in [(None, None), (Some(8), Some(8)), (Some(10), Some(15))] {
                 n += 1;
-                let opts = CalibrateOptions::find("generic", Hints { rows, cols });
+                let opts = CalibrateOptions::find(&game, Hints { rows, cols });
                 match read_auto(&img, &opts) {
                     Err(e) if e.is_no_board() => {}
                     Err(e) => bad.push(format!(
