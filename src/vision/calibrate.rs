@@ -274,30 +274,30 @@ fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
 /// [`cells_apart_from_mode`] counting only cells of chroma `min_chroma`
 /// or more.
 fn hued_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usize {
+    apart_from_mode(members, apart)
+        .iter()
+        .filter(|b| chroma(**b) >= min_chroma)
+        .count()
+}
+
+/// The cells' colours farther than `apart` from the commonest cell colour
+/// (the cell colour with the most others within `apart`).
+fn apart_from_mode(members: &[Member], apart: f32) -> Vec<Lab> {
     let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
     let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
-    let Some(mode) = labs.iter().max_by_key(|a| near(a)) else {
-        return 0;
+    let Some(&mode) = labs.iter().max_by_key(|a| near(a)) else {
+        return Vec::new();
     };
-    labs.iter()
-        .filter(|b| delta_e(*mode, **b) > apart && chroma(**b) >= min_chroma)
-        .count()
+    labs.into_iter()
+        .filter(|b| delta_e(mode, *b) > apart)
+        .collect()
 }
 
 /// How many colours (of two cells or more, of chroma `min_chroma` or
 /// more) the cells apart from the commonest cell colour show, clustered as
 /// the palette learning does.
 fn hues_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usize {
-    let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
-    let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
-    let Some(mode) = labs.iter().max_by_key(|a| near(a)) else {
-        return 0;
-    };
-    let points: Vec<Lab> = labs
-        .iter()
-        .filter(|b| delta_e(*mode, **b) > apart)
-        .copied()
-        .collect();
+    let points = apart_from_mode(members, apart);
     let (assign, centres) = kmeans(&points, None, apart);
     (0..centres.len())
         .filter(|&j| {
@@ -1870,11 +1870,7 @@ fn to_frame(
     let Some(wider) = framed(img, &cal, opts, false) else {
         return keep(reading, cal);
     };
-    let (g, w) = (&cal.grid, &wider.grid);
-    let (dr, dc) = (
-        ((g.top - w.top) / g.pitch_y()).round() as usize,
-        ((g.left - w.left) / g.pitch_x()).round() as usize,
-    );
+    let (dr, dc) = lines_before(&cal, &wider);
     let grew = (wider.rows, wider.cols) != (cal.rows, cal.cols);
     // Added above and to the right only: the old lattice is the lower left.
     let corner = dc == 0 && dr + cal.rows == wider.rows;
@@ -1885,14 +1881,7 @@ fn to_frame(
     let all_empty = (0..wider.rows)
         .flat_map(|r| (0..wider.cols).map(move |c| Cell::new(r, c)))
         .filter(|cell| cell.row < dr || cell.col >= cal.cols)
-        .all(|cell| {
-            let (cx, cy) = wider.cell_centre(cell);
-            (0..25).all(|k| {
-                let t = |i: usize| 0.9 * ((i as f64 + 0.5) / 5.0 - 0.5);
-                let (x, y) = (cx + t(k % 5) * w.pitch_x(), cy + t(k / 5) * w.pitch_y());
-                lab_at(img, x, y).is_some_and(|lab| delta_e(lab, empty) <= limit)
-            })
-        });
+        .all(|cell| empty_points(img, &wider, cell, empty, limit) == EMPTY_POINTS);
     if !all_empty {
         return keep(reading, cal);
     }
@@ -1956,6 +1945,16 @@ pub(super) fn found_on(cal: &Calibration, grid: Grid) -> FoundGrid {
     }
 }
 
+/// How many rows and columns `wider` (a lattice grown past `cal` on its
+/// pitch) has before `cal`'s first.
+fn lines_before(cal: &Calibration, wider: &Calibration) -> (usize, usize) {
+    let (g, w) = (&cal.grid, &wider.grid);
+    (
+        ((g.top - w.top) / g.pitch_y()).round() as usize,
+        ((g.left - w.left) / g.pitch_x()).round() as usize,
+    )
+}
+
 /// The board of `wider` (a lattice grown past `cal` over tiles of colours
 /// its palette lacks) with a palette learned again on all of it, when that
 /// reads as a board and reads `cal`'s cells as `board` did, up to a
@@ -1968,10 +1967,7 @@ fn relearned(
     wider: Calibration,
 ) -> Option<(super::Reading, Calibration)> {
     let (reading, learned) = read_found(img, opts, Some(found_on(&wider, wider.grid))).ok()?;
-    let (dr, dc) = (
-        ((cal.grid.top - wider.grid.top) / cal.grid.pitch_y()).round() as usize,
-        ((cal.grid.left - wider.grid.left) / cal.grid.pitch_x()).round() as usize,
-    );
+    let (dr, dc) = lines_before(cal, &wider);
     // Old value -> new value, one to one.
     let mut to = [None::<u8>; 256];
     let mut from = [None::<u8>; 256];
@@ -2901,8 +2897,23 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit
     frame_seen_within(img, cal, rows, before, limit, 4)
 }
 
+/// [`frame_seen_within`] up to nine tenths of a pitch past the edge: a
+/// margin too thin to hold another line, then the board's border.
+pub(super) fn frame_within_a_line(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    before: bool,
+    limit: f32,
+) -> bool {
+    let g = &cal.grid;
+    let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
+    let reach = (0.9 * pitch).max(4.0) as usize;
+    frame_seen_within(img, cal, rows, before, limit, reach)
+}
+
 /// [`frame_seen`] with the points up to `reach` pixels past the edge.
-pub(super) fn frame_seen_within(
+fn frame_seen_within(
     img: &RgbImage,
     cal: &Calibration,
     rows: bool,
@@ -3028,13 +3039,8 @@ fn framed(
                         || outer_cells(next, rows, before)
                             .all(|cell| empty_throughout(img, next, cell, limit, inside)))
             });
-            if !tiles && !grows {
-                let g = &cur.grid;
-                let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
-                let reach = (0.9 * pitch).max(4.0) as usize;
-                if frame_seen_within(img, &cur, rows, before, limit, reach) {
-                    break;
-                }
+            if !tiles && !grows && frame_within_a_line(img, &cur, rows, before, limit) {
+                break;
             }
             // Held: a mostly empty side shows its frame where it is.
             if held || !may_grow(&cur, opts, rows) || !grows {
@@ -3110,7 +3116,6 @@ fn empty_throughout(
     inside: Option<(Lab, f32)>,
 ) -> bool {
     let (cx, cy) = cal.cell_centre(cell);
-    let (px, py) = (cal.grid.pitch_x(), cal.grid.pitch_y());
     let Some(centre) = lab_at(img, cx, cy) else {
         return false;
     };
@@ -3123,14 +3128,24 @@ fn empty_throughout(
     let Some((empty, limit)) = inside.or(nearest) else {
         return false;
     };
+    2 * empty_points(img, cal, cell, empty, limit) > EMPTY_POINTS
+}
+
+/// Points [`empty_points`] looks at in a cell (5x5).
+const EMPTY_POINTS: usize = 25;
+
+/// How many of 5x5 points across nine tenths of cell `cell`'s pitch lie
+/// within `limit` of colour `empty`.
+fn empty_points(img: &RgbImage, cal: &Calibration, cell: Cell, empty: Lab, limit: f32) -> usize {
+    let (cx, cy) = cal.cell_centre(cell);
+    let (px, py) = (cal.grid.pitch_x(), cal.grid.pitch_y());
     let t = |i: usize| 0.9 * ((i as f64 + 0.5) / 5.0 - 0.5);
-    let shown = (0..25)
+    (0..EMPTY_POINTS)
         .filter(|&k| {
             lab_at(img, cx + t(k % 5) * px, cy + t(k / 5) * py)
                 .is_some_and(|lab| delta_e(lab, empty) <= limit)
         })
-        .count();
-    2 * shown > 25
+        .count()
 }
 
 /// A lattice refused for its empty outer lines, read over its framed extent

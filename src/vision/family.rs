@@ -15,11 +15,12 @@
 use image::RgbImage;
 
 use super::calibrate::{
-    found_on, frame_seen_within, open_sides, read_auto_free, read_found, CalibrateOptions,
+    found_on, frame_within_a_line, open_sides, read_auto_free, read_found, CalibrateOptions,
 };
 use super::find::Hints;
 use super::layout::Calibration;
 use super::{Reading, VisionError};
+use crate::board::{Board, EMPTY};
 
 /// The `(rows, cols)` a game's boards always have, most common first; empty
 /// when the game's family has no fixed sizes.
@@ -81,12 +82,11 @@ pub fn read_sized(
         // Cells emptied up to the top row (the right column) say the board
         // goes on there unless its frame is seen just beyond.
         let limit = opts.params.empty_distance;
-        let reach = |pitch: f64| (0.9 * pitch).max(4.0) as usize;
         let b = &reading.board;
-        let top = (0..cols).any(|c| b.get(0, c) == crate::board::EMPTY)
-            && !frame_seen_within(img, &cal, true, true, limit, reach(cal.grid.pitch_y()));
-        let right = (0..rows).any(|r| b.get(r, cols - 1) == crate::board::EMPTY)
-            && !frame_seen_within(img, &cal, false, false, limit, reach(cal.grid.pitch_x()));
+        let top = (0..cols).any(|c| b.get(0, c) == EMPTY)
+            && !frame_within_a_line(img, &cal, true, true, limit);
+        let right = (0..rows).any(|r| b.get(r, cols - 1) == EMPTY)
+            && !frame_within_a_line(img, &cal, false, false, limit);
         if top || right {
             return Err(VisionError::NoBoard(format!(
                 "a {rows}x{cols} lattice has emptied cells in its {} with no frame beyond: \
@@ -104,13 +104,11 @@ pub fn collapses(game: &str) -> bool {
 }
 
 /// The first tile (row, column) with an empty cell below it in its column.
-pub fn floating(board: &crate::board::Board) -> Option<(usize, usize)> {
+pub fn floating(board: &Board) -> Option<(usize, usize)> {
     let (rows, cols) = (board.rows(), board.cols());
     (0..cols).find_map(|c| {
-        let below = (1..rows)
-            .rev()
-            .find(|&r| board.get(r, c) == crate::board::EMPTY)?;
-        let r = (0..below).find(|&r| board.get(r, c) != crate::board::EMPTY)?;
+        let below = (1..rows).rev().find(|&r| board.get(r, c) == EMPTY)?;
+        let r = (0..below).find(|&r| board.get(r, c) != EMPTY)?;
         Some((r, c))
     })
 }
@@ -257,14 +255,14 @@ mod tests {
 
     #[test]
     fn a_tile_above_a_hole_floats() {
-        let settled: crate::board::Board = "..../.1../.12./2122".parse().expect("board");
+        let settled: Board = "..../.1../.12./2122".parse().expect("board");
         assert_eq!(floating(&settled), None);
         // A tile above the lowest hole of column 2 (not just the top one).
-        let lifted: crate::board::Board = "..../.1../.1../2122".parse().expect("board");
+        let lifted: Board = "..../.1../.1../2122".parse().expect("board");
         assert_eq!(floating(&lifted), None);
-        let hole: crate::board::Board = "..../.13./.1../2122".parse().expect("board");
+        let hole: Board = "..../.13./.1../2122".parse().expect("board");
         assert_eq!(floating(&hole), Some((1, 2)));
-        let bottom: crate::board::Board = "..../..1./..1./21.2".parse().expect("board");
+        let bottom: Board = "..../..1./..1./21.2".parse().expect("board");
         assert_eq!(floating(&bottom), Some((1, 2)));
         assert!(collapses("samegame") && collapses("popstar") && !collapses("match3"));
     }
