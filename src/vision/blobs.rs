@@ -34,7 +34,7 @@
 //!    from a circular mean can leave the far end of a long board a few
 //!    pixels off; each lattice is also offered refitted through all its
 //!    blob centres (a robust line), when that moves it by a tenth of a
-//!    pitch or more.
+//!    pitch or more: the refitted one first, the plain one last.
 //!
 //! Coordinates: picture pixels, tile centres at `first + i * pitch`.
 //! Invariants: pure and deterministic; every lattice returned has
@@ -391,9 +391,10 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
         }
     }
     out.sort_by_key(|l| std::cmp::Reverse(l.blobs));
-    // Each lattice's refitted twin (see `lattice_of`), after all the
-    // others: when it is the same lattice (within a pitch of it, corner to
-    // corner) yet off it and every other by a tenth of a pitch or more.
+    // Each lattice's refitted twin (see `lattice_of`), when it is the same
+    // lattice (within a pitch of it, corner to corner) yet off it and every
+    // other by a tenth of a pitch or more: the twin takes the plain one's
+    // place, and the plain one goes after all the others.
     for (l, t) in twins {
         let far = |a: &BlobAxis| a.first + (a.count as f64 - 1.0) * a.pitch;
         let apart = |o: &BlobLattice| {
@@ -407,7 +408,13 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
                     / t.y.pitch
         };
         if apart(&l) < 1.0 && out.iter().all(|o| apart(o) >= 0.1) {
-            out.push(t);
+            match out.iter().position(|o| *o == l) {
+                Some(i) => {
+                    out[i] = t;
+                    out.push(l);
+                }
+                None => out.push(t),
+            }
         }
     }
     out
@@ -504,12 +511,12 @@ fn class_pitch(class: &[Blob], along_x: bool) -> Option<f64> {
 /// The lattice of one class of blobs (step 4 of the module docs); the
 /// sites of merged tiles (`merged_sites`) count as held. `fitted`: the
 /// axes are refitted through all the blob centres on them ([`refit`]).
-/// The refitted lattice is a twin offered beside the plain one, not in
-/// its place: on most boards the two agree; where they do not, the plain
-/// one's small error has been what stopped some reads past it (a
+/// The refitted lattice is a twin offered before the plain one, not
+/// instead of it: on most boards the two agree; where they do not, the
+/// plain one's small error has been what stopped some reads past it (a
 /// KDiamond board under a dialog, read exactly, was refused by the gap
 /// test and a comb lattice over its menu read instead), so the finder and
-/// the reader choose between them.
+/// the reader still see both.
 fn lattice_of(
     class: &[Blob],
     p: &BlobParams,
