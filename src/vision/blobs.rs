@@ -33,8 +33,8 @@
 //! 6. *A refitted twin*: the pitch from neighbours' distances and the phase
 //!    from a circular mean can leave the far end of a long board a few
 //!    pixels off; each lattice is also offered refitted through all its
-//!    blob centres (a robust line), when that moves it by a tenth of a
-//!    pitch or more: the refitted one first, the plain one last.
+//!    blob centres (a robust line), when that moves it by 3 % of a pitch
+//!    or more: the refitted one first, the plain one last.
 //!
 //! Coordinates: picture pixels, tile centres at `first + i * pitch`.
 //! Invariants: pure and deterministic; every lattice returned has
@@ -393,8 +393,9 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
     out.sort_by_key(|l| std::cmp::Reverse(l.blobs));
     // Each lattice's refitted twin (see `lattice_of`), when it is the same
     // lattice (within a pitch of it, corner to corner) yet off it and every
-    // other by a tenth of a pitch or more: the twin takes the plain one's
-    // place, and the plain one goes after all the others.
+    // other by 3 % of a pitch or more (the sums of both axes' corner
+    // moves): the twin takes the plain one's place, and the plain one goes
+    // after all the others.
     for (l, t) in twins {
         let far = |a: &BlobAxis| a.first + (a.count as f64 - 1.0) * a.pitch;
         let apart = |o: &BlobLattice| {
@@ -407,7 +408,7 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
                     .max((o.y.first - t.y.first).abs())
                     / t.y.pitch
         };
-        if apart(&l) < 1.0 && out.iter().all(|o| apart(o) >= 0.1) {
+        if apart(&l) < 1.0 && out.iter().all(|o| apart(o) >= 0.03) {
             match out.iter().position(|o| *o == l) {
                 Some(i) => {
                     out[i] = t;
