@@ -3,11 +3,12 @@
 //!
 //! `cargo run --example find_debug -- FILE.png` or `-- seed:1042` (the
 //! synthetic case with that seed; `SYNTH_DIR=DIR` also writes its picture)
-//! or `-- phone` (the benches' 1080x1920 phone capture) or `-- desktop`
+//! or `-- sparse:7007` (a case of `sparse_boards_measured`) or `-- phone` (the benches' 1080x1920 phone capture) or `-- desktop`
 //! (their 1280x720 window); `FIND_ALL=1` lists
 //! every candidate, not only the first 12 and the blob lattices;
 //! `RUST_LOG=debug` adds why blob lattices were refused; `REPEAT=N` times
-//! `read_auto` N times and prints the median (use `--release`).
+//! `read_auto` N times and prints the median (use `--release`); `GAME=G`
+//! reads as game G (`generic` by default).
 
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::{find_candidates, picture_blob_lattices, FindParams, Hints};
@@ -32,6 +33,23 @@ fn main() {
             let mut rng = synth::Rng::new(11);
             let board = synth::random_board(&mut rng, 5, 6, 6, 0.0);
             synth::render(&board, &style, 11).0
+        } else if let Some(seed) = arg.strip_prefix("sparse:") {
+            let Ok(seed) = seed.parse::<u64>() else {
+                eprintln!("{arg}: not a seed");
+                continue;
+            };
+            let (board, style, img, _, game) = synth::sparse_case(seed);
+            println!(
+                "{arg} ({game}): want {}x{} pitch {:.1} ({style:?})",
+                board.rows(),
+                board.cols(),
+                style.pitch * style.scale
+            );
+            println!("  want {board}");
+            if let Ok(dir) = std::env::var("SYNTH_DIR") {
+                let _ = img.save(format!("{dir}/sparse-{seed}.png"));
+            }
+            img
         } else if let Some(seed) = arg.strip_prefix("seed:") {
             let Ok(seed) = seed.parse::<u64>() else {
                 eprintln!("{arg}: not a seed");
@@ -118,7 +136,8 @@ fn main() {
             }
             Err(e) => println!("{arg}: {e} ({ms:.1} ms)"),
         }
-        let opts = CalibrateOptions::find("generic", Hints::default());
+        let game = std::env::var("GAME").unwrap_or_else(|_| "generic".into());
+        let opts = CalibrateOptions::find(&game, Hints::default());
         if let Ok(n) = std::env::var("REPEAT") {
             let mut ms: Vec<f64> = (0..n.parse().unwrap_or(1))
                 .map(|_| {

@@ -2892,9 +2892,18 @@ fn beyond(
 /// point 1 to 4 pixels past its outer edge is off the picture or unlike
 /// every empty colour of the palette. The empty board ends there, at a
 /// border (however thin), a bar or the window's edge, not in more of the
-/// same background.
-fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, limit: f32) -> bool {
-    frame_seen_within(img, cal, rows, before, limit, 4)
+/// same background. With `inside` (a collapse board's own empty colour and
+/// how near its points lie, [`empty_inside`]) the points are held to that
+/// colour instead: a panel a few ΔE off the backdrop ends where it does.
+fn frame_seen(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    before: bool,
+    limit: f32,
+    inside: Option<(Lab, f32)>,
+) -> bool {
+    frame_seen_within(img, cal, rows, before, limit, inside, 4)
 }
 
 /// [`frame_seen_within`] up to nine tenths of a pitch past the edge: a
@@ -2905,11 +2914,12 @@ pub(super) fn frame_within_a_line(
     rows: bool,
     before: bool,
     limit: f32,
+    inside: Option<(Lab, f32)>,
 ) -> bool {
     let g = &cal.grid;
     let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
     let reach = (0.9 * pitch).max(4.0) as usize;
-    frame_seen_within(img, cal, rows, before, limit, reach)
+    frame_seen_within(img, cal, rows, before, limit, inside, reach)
 }
 
 /// [`frame_seen`] with the points up to `reach` pixels past the edge.
@@ -2919,6 +2929,7 @@ fn frame_seen_within(
     rows: bool,
     before: bool,
     limit: f32,
+    inside: Option<(Lab, f32)>,
     reach: usize,
 ) -> bool {
     let g = &cal.grid;
@@ -2944,8 +2955,10 @@ fn frame_seen_within(
             n += 1;
             framed += (1..=reach).any(|d| {
                 let (x, y) = at(d as f64);
-                lab_at(img, x, y)
-                    .is_none_or(|lab| cal.palette.empty.iter().all(|&e| delta_e(lab, e) > limit))
+                lab_at(img, x, y).is_none_or(|lab| match inside {
+                    Some((e, near)) => delta_e(lab, e) > near,
+                    None => cal.palette.empty.iter().all(|&e| delta_e(lab, e) > limit),
+                })
             }) as usize;
         }
     }
@@ -3023,7 +3036,7 @@ fn framed(
             let tiles = next
                 .as_ref()
                 .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
-            if !tiles && frame_seen(img, &cur, rows, before, limit) {
+            if !tiles && frame_seen(img, &cur, rows, before, limit, inside) {
                 break;
             }
             // No room for the line beyond, or it reads as something else
@@ -3032,14 +3045,25 @@ fn framed(
             // background too thin to hold another line, then its border).
             // A line of empty cells only is the board's when each cell
             // shows one empty colour all over (a margin of the board's
-            // panel with the backdrop beyond is no line).
+            // panel with the backdrop beyond is no line). On a collapse
+            // board one cell of the line may be unread: a popup over its
+            // emptied area (the board's checks allow two, apart), unless
+            // the frame is seen less than a line away.
+            let unread = |line: &[u8]| line.iter().filter(|&&v| v != EMPTY && v > 9).count();
+            let popup = next.as_ref().is_some_and(|(_, line)| unread(line) > 0);
             let grows = next.as_ref().is_some_and(|(next, line)| {
-                line.iter().all(|&v| v == EMPTY || v <= 9)
+                let unread = unread(line);
+                (unread == 0 || (inside.is_some() && unread == 1 && line.len() >= 4))
                     && (line.iter().any(|&v| v <= 9)
                         || outer_cells(next, rows, before)
-                            .all(|cell| empty_throughout(img, next, cell, limit, inside)))
+                            .zip(line)
+                            .filter(|(_, &v)| v == EMPTY)
+                            .all(|(cell, _)| empty_throughout(img, next, cell, limit, inside)))
             });
-            if !tiles && !grows && frame_within_a_line(img, &cur, rows, before, limit) {
+            if !tiles
+                && (!grows || popup)
+                && frame_within_a_line(img, &cur, rows, before, limit, inside)
+            {
                 break;
             }
             // Held: a mostly empty side shows its frame where it is.
@@ -3058,7 +3082,7 @@ fn framed(
 /// it plus [`EMPTY_NOISE`], within `limit`. None under three empty cells.
 /// A panel a few ΔE off the backdrop round it (under the empty distance)
 /// still ends where the backdrop starts.
-fn empty_inside(img: &RgbImage, cal: &Calibration, limit: f32) -> Option<(Lab, f32)> {
+pub(super) fn empty_inside(img: &RgbImage, cal: &Calibration, limit: f32) -> Option<(Lab, f32)> {
     let cells = read_cells(img, cal).ok()?;
     let labs: Vec<Lab> = cells
         .iter()
@@ -3107,7 +3131,9 @@ fn outer_cells(cal: &Calibration, rows: bool, before: bool) -> impl Iterator<Ite
 ///
 /// `inside`: the board's own empty colour and how near a point must lie to
 /// it ([`empty_inside`]), in place of the palette's nearest empty colour and
-/// `limit`.
+/// `limit`; then four fifths of the points must (a collapse board's
+/// emptied area is flat: a lattice a fiftieth off in pitch, grown ten lines
+/// past its tiles, sees a line over the margin more than half inside).
 fn empty_throughout(
     img: &RgbImage,
     cal: &Calibration,
@@ -3128,7 +3154,11 @@ fn empty_throughout(
     let Some((empty, limit)) = inside.or(nearest) else {
         return false;
     };
-    2 * empty_points(img, cal, cell, empty, limit) > EMPTY_POINTS
+    let n = empty_points(img, cal, cell, empty, limit);
+    if inside.is_some() {
+        return 5 * n >= 4 * EMPTY_POINTS;
+    }
+    2 * n > EMPTY_POINTS
 }
 
 /// Points [`empty_points`] looks at in a cell (5x5).
@@ -3151,6 +3181,10 @@ fn empty_points(img: &RgbImage, cal: &Calibration, cell: Cell, empty: Lab, limit
 /// A lattice refused for its empty outer lines, read over its framed extent
 /// ([`framed`]) with the checks for a board of known size: any line may be
 /// mostly empty, the bottom row and the left column must hold a tile.
+/// Unread cells must be a hover ([`unhovered`]) or, on a collapse board,
+/// [`specks`]: popups over a cell or two, read `?` (a dialog over the
+/// emptied area, Swell Foop's "Play again", is two unread cells side by
+/// side).
 fn read_framed(
     img: &RgbImage,
     opts: &CalibrateOptions,
@@ -3161,7 +3195,16 @@ fn read_framed(
         let reading = read_board(img, &grown).ok()?;
         let hover = reading.board.cells().contains(&UNKNOWN) || highlight_pair(&grown.palette);
         let (reading, grown) = if hover {
-            unhovered(&reading, &grown)?
+            match unhovered(&reading, &grown) {
+                Some(x) => x,
+                None if super::family::collapses(&opts.game)
+                    && !highlight_pair(&grown.palette)
+                    && specks(&reading.board) =>
+                {
+                    (reading, grown)
+                }
+                None => return None,
+            }
         } else {
             (reading, grown)
         };
@@ -3284,6 +3327,21 @@ fn connected(at: &[usize], cols: usize) -> bool {
     seen.len() == at.len()
 }
 
+/// True when the unread cells of `board` are at most two, none beside
+/// another (diagonals too): small popups over single cells, not a dialog.
+fn specks(board: &Board) -> bool {
+    let at: Vec<(usize, usize)> = (0..board.rows())
+        .flat_map(|r| (0..board.cols()).map(move |c| (r, c)))
+        .filter(|&(r, c)| board.get(r, c) == UNKNOWN)
+        .collect();
+    at.len() <= 2
+        && at.iter().enumerate().all(|(i, a)| {
+            at[i + 1..]
+                .iter()
+                .all(|b| a.0.abs_diff(b.0) > 1 || a.1.abs_diff(b.1) > 1)
+        })
+}
+
 /// True when some row or column of `board` holds no tile.
 fn empty_line(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
@@ -3335,9 +3393,9 @@ fn read_on_backdrop(
     // edge: the frame is looked for up to a tenth of a pitch out.
     let g = &cal.grid;
     let reach = (0.1 * g.pitch_x().min(g.pitch_y())).max(4.0) as usize;
-    let framed = sides
-        .iter()
-        .all(|&(rows, before)| frame_seen_within(img, cal, rows, before, p.empty_distance, reach));
+    let framed = sides.iter().all(|&(rows, before)| {
+        frame_seen_within(img, cal, rows, before, p.empty_distance, None, reach)
+    });
     (delta_e(b, empty) <= p.empty_distance && framed).then(|| (reading, cal.clone()))
 }
 
@@ -3718,6 +3776,18 @@ mod tests {
             Sampling::rings(),
             palette,
         )
+    }
+
+    #[test]
+    fn specks_are_two_unread_cells_apart_at_most() {
+        let b = |s: &str| s.parse::<Board>().expect("board");
+        assert!(specks(&b("..../.1../.12./2122")));
+        assert!(specks(&b("?.../.1../.12./21?2")));
+        assert!(specks(&b("?.?./.1../.12./2122")));
+        // Side by side or corner to corner: a dialog, not popups.
+        assert!(!specks(&b(".??./.1../.12./2122")));
+        assert!(!specks(&b("?.../.?../.12./2122")));
+        assert!(!specks(&b("?.?./.1../.12./21?2")));
     }
 
     #[test]

@@ -83,10 +83,11 @@ pub fn read_sized(
         // goes on there unless its frame is seen just beyond.
         let limit = opts.params.empty_distance;
         let b = &reading.board;
+        let inside = super::calibrate::empty_inside(img, &cal, limit);
         let top = (0..cols).any(|c| b.get(0, c) == EMPTY)
-            && !frame_within_a_line(img, &cal, true, true, limit);
+            && !frame_within_a_line(img, &cal, true, true, limit, inside);
         let right = (0..rows).any(|r| b.get(r, cols - 1) == EMPTY)
-            && !frame_within_a_line(img, &cal, false, false, limit);
+            && !frame_within_a_line(img, &cal, false, false, limit, inside);
         if top || right {
             return Err(VisionError::NoBoard(format!(
                 "a {rows}x{cols} lattice has emptied cells in its {} with no frame beyond: \
@@ -103,12 +104,13 @@ pub fn collapses(game: &str) -> bool {
     matches!(game, "samegame" | "swell-foop" | "popstar")
 }
 
-/// The first tile (row, column) with an empty cell below it in its column.
+/// The first tile (row, column) with an empty cell below it in its column
+/// (an unread cell is no tile: a popup over the emptied area).
 pub fn floating(board: &Board) -> Option<(usize, usize)> {
     let (rows, cols) = (board.rows(), board.cols());
     (0..cols).find_map(|c| {
         let below = (1..rows).rev().find(|&r| board.get(r, c) == EMPTY)?;
-        let r = (0..below).find(|&r| board.get(r, c) != EMPTY)?;
+        let r = (0..below).find(|&r| board.get(r, c) <= 9)?;
         Some((r, c))
     })
 }
@@ -264,6 +266,9 @@ mod tests {
         assert_eq!(floating(&hole), Some((1, 2)));
         let bottom: Board = "..../..1./..1./21.2".parse().expect("board");
         assert_eq!(floating(&bottom), Some((1, 2)));
+        // An unread cell over the emptied area is a popup, not a tile.
+        let popup: Board = "..?./.1../.12./2122".parse().expect("board");
+        assert_eq!(floating(&popup), None);
         assert!(collapses("samegame") && collapses("popstar") && !collapses("match3"));
     }
 

@@ -657,6 +657,66 @@ pub fn render(board: &Board, style: &Style, seed: u64) -> (RgbImage, Vec<(usize,
     (img, occluded)
 }
 
+/// A board mostly empty, on a panel (what its empty cells show): half the
+/// seeds a collapse game well into play (columns of random heights, the
+/// empty ones on the right; read as `samegame`), half pieces scattered
+/// over a board (a lines game at its start, 10-40 % of the cells held;
+/// read as `generic`). Styles drawn until one has a panel: with none, the
+/// empty cells show the screen's backdrop and where the board ends is
+/// not drawn at all.
+pub fn sparse_case(seed: u64) -> (Board, Style, RgbImage, Vec<(usize, usize)>, &'static str) {
+    let mut rng = Rng::new(seed);
+    let rows = rng.int(4, 15);
+    let cols = rng.int(4, 15);
+    let k = rng.int(2, 5);
+    let settled = rng.chance(0.5);
+    let cells: Vec<u8> = if settled {
+        let used = rng.int(2, cols);
+        let heights: Vec<usize> = (0..cols)
+            .map(|c| {
+                if c < used {
+                    rng.int(1, (rows / 2).max(1))
+                } else {
+                    0
+                }
+            })
+            .collect();
+        (0..rows * cols)
+            .map(|i| {
+                let (r, c) = (i / cols, i % cols);
+                if r + heights[c] >= rows {
+                    rng.int(0, k - 1) as u8
+                } else {
+                    EMPTY
+                }
+            })
+            .collect()
+    } else {
+        let held = rng.f64(0.1, 0.4);
+        (0..rows * cols)
+            .map(|_| {
+                if rng.chance(held) {
+                    rng.int(0, k - 1) as u8
+                } else {
+                    EMPTY
+                }
+            })
+            .collect()
+    };
+    let board = Board::from_cells(rows, cols, cells);
+    let mut draw = seed;
+    let style = loop {
+        let s = Style::random(&mut Rng::new(draw), rows, cols, k);
+        if s.panel.is_some() {
+            break s;
+        }
+        draw += 1 << 32;
+    };
+    let (img, occluded) = render(&board, &style, seed);
+    let game = if settled { "samegame" } else { "generic" };
+    (board, style, img, occluded, game)
+}
+
 /// Encodes as JPEG at quality `q` and decodes again.
 pub fn jpeg_round_trip(img: &RgbImage, q: u8) -> RgbImage {
     let mut buf = Vec::new();
