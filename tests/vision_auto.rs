@@ -130,9 +130,12 @@ type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
 /// then 51 exact, 12 wrong size and one with cells wrong (8 of them pieces
 /// scattered on a panel read as `generic`: lattices of pixel-font text or
 /// a corner of the board; seed 7199's two colours split into three). With
-/// collapse boards framed by their own empty colour, popups over their
-/// emptied area and the stricter empty line (2026-11-27, fifth session):
-/// 68 exact, 10 wrong size, 3 with cells wrong (two of them one `?`).
+/// every board framed by its own empty colour, popups over a collapse
+/// board's emptied area and its stricter empty lines (2026-11-27, fifth
+/// session): 72 exact, 12 wrong size, 3 with cells wrong (two of them one
+/// `?` each, an honest "unread"). Two wrong sizes are new (7020 at twice
+/// the pitch across, 7101 a row over the panel's margin, both refused
+/// before), two went (7125 and 7163, a row too many).
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -158,10 +161,15 @@ fn sparse_boards_measured() {
         )
     });
     if (from, n) == (7000, 200) {
-        assert!(all.exact >= 68, "sparse boards read exactly: {}", all.exact);
+        assert!(all.exact >= 72, "sparse boards read exactly: {}", all.exact);
+        assert!(
+            all.wrong_size <= 12,
+            "sparse boards of a wrong size: {}",
+            all.wrong_size
+        );
         // Read as a board that is not the one drawn: a wrong size or cells.
         let made_up = seeds.len() - all.exact - all.refused;
-        assert!(made_up <= 13, "sparse boards made up: {made_up}");
+        assert!(made_up <= 15, "sparse boards made up: {made_up}");
     }
 }
 
@@ -324,16 +332,18 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
     (acc, all)
 }
 
-/// Collapse boards mid-game on a panel, framed ([`framed`] in
+/// Boards mostly empty on a panel: collapse boards mid-game framed ([`framed`] in
 /// `vision::calibrate`) since the fifth session of 2026-11-27, all refused
 /// before: 7019 (popups over an emptied cell and over a tile, read `?`; one
 /// above the emptied area), 7034 (a panel a few ΔE off its backdrop: its
 /// frame seen by the board's own empty colour), 7336 and 7385 (lattices a
 /// fiftieth off in pitch: with half of each cell's points inside, a line
-/// over the panel's margin passed for a row; four fifths must now).
+/// over the panel's margin passed for a row; four fifths must now); and
+/// pieces scattered on a panel read as `generic`, framed where the panel's
+/// own colour ends: 7031 (13x6), 7076 (9x15), 7131 (7x6).
 #[test]
-fn framed_collapse_boards_read_these() {
-    for seed in [7019, 7034, 7336, 7385] {
+fn framed_boards_read_these() {
+    for seed in [7019, 7034, 7336, 7385, 7031, 7076, 7131] {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");

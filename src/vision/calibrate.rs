@@ -2990,11 +2990,13 @@ fn framed(
         return None;
     }
     let limit = opts.params.empty_distance;
-    // A collapse game's emptied area is its own flat background: lines
-    // added to it must show that colour, not merely one near it.
-    let inside = super::family::collapses(&opts.game)
-        .then(|| empty_inside(img, cal, limit))
-        .flatten();
+    // The board's empty cells show its own background (a panel): lines
+    // added to it must show that colour, not merely one near it, and its
+    // frame is where that colour ends. A collapse game's emptied area is
+    // flat all over: there a line must show it at four fifths of its
+    // points and may hold a popup.
+    let collapse = super::family::collapses(&opts.game);
+    let inside = empty_inside(img, cal, limit);
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
     let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
@@ -3053,12 +3055,14 @@ fn framed(
             let popup = next.as_ref().is_some_and(|(_, line)| unread(line) > 0);
             let grows = next.as_ref().is_some_and(|(next, line)| {
                 let unread = unread(line);
-                (unread == 0 || (inside.is_some() && unread == 1 && line.len() >= 4))
+                (unread == 0 || (collapse && inside.is_some() && unread == 1 && line.len() >= 4))
                     && (line.iter().any(|&v| v <= 9)
                         || outer_cells(next, rows, before)
                             .zip(line)
                             .filter(|(_, &v)| v == EMPTY)
-                            .all(|(cell, _)| empty_throughout(img, next, cell, limit, inside)))
+                            .all(|(cell, _)| {
+                                empty_throughout(img, next, cell, limit, inside, collapse)
+                            }))
             });
             if !tiles
                 && (!grows || popup)
@@ -3131,15 +3135,18 @@ fn outer_cells(cal: &Calibration, rows: bool, before: bool) -> impl Iterator<Ite
 ///
 /// `inside`: the board's own empty colour and how near a point must lie to
 /// it ([`empty_inside`]), in place of the palette's nearest empty colour and
-/// `limit`; then four fifths of the points must (a collapse board's
-/// emptied area is flat: a lattice a fiftieth off in pitch, grown ten lines
-/// past its tiles, sees a line over the margin more than half inside).
+/// `limit`; with it and `strict` (a collapse board, whose emptied area is
+/// flat) four fifths of the points must: a lattice a fiftieth off in
+/// pitch, grown ten lines past its tiles, sees a line over the margin more
+/// than half inside. (Not for every game: Four-in-a-row's lattice, 78
+/// pixels for 74, sees its seventh column three fifths on the board.)
 fn empty_throughout(
     img: &RgbImage,
     cal: &Calibration,
     cell: Cell,
     limit: f32,
     inside: Option<(Lab, f32)>,
+    strict: bool,
 ) -> bool {
     let (cx, cy) = cal.cell_centre(cell);
     let Some(centre) = lab_at(img, cx, cy) else {
@@ -3155,7 +3162,7 @@ fn empty_throughout(
         return false;
     };
     let n = empty_points(img, cal, cell, empty, limit);
-    if inside.is_some() {
+    if strict && inside.is_some() {
         return 5 * n >= 4 * EMPTY_POINTS;
     }
     2 * n > EMPTY_POINTS
