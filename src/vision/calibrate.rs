@@ -2890,20 +2890,35 @@ fn beyond(
 /// True when the board's frame is seen just beyond side (`rows`, `before`)
 /// of the lattice: at nine in ten places along the side (three a cell), a
 /// point 1 to 4 pixels past its outer edge is off the picture or unlike
-/// every empty colour of the palette. The empty board ends there, at a
-/// border (however thin), a bar or the window's edge, not in more of the
-/// same background. With `inside` (a collapse board's own empty colour and
-/// how near its points lie, [`empty_inside`]) the points are held to that
-/// colour instead: a panel a few ΔE off the backdrop ends where it does.
-fn frame_seen(
-    img: &RgbImage,
-    cal: &Calibration,
-    rows: bool,
-    before: bool,
-    limit: f32,
-    inside: Option<(Lab, f32)>,
-) -> bool {
-    frame_seen_within(img, cal, rows, before, limit, inside, 4)
+/// the board's empty colour ([`Emptiness`]). The empty board ends there, at
+/// a border (however thin), a bar or the window's edge, not in more of the
+/// same background.
+fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, e: Emptiness) -> bool {
+    frame_seen_within(img, cal, rows, before, e, 4)
+}
+
+/// What the board's empty cells look like to the frame tests: every empty
+/// colour of the palette within `limit`, or, when known (`inside`), the
+/// board's own empty colour and how near its points lie to it
+/// ([`empty_inside`]): a panel a few ΔE off the backdrop ends where it does.
+#[derive(Clone, Copy)]
+pub(super) struct Emptiness {
+    pub(super) limit: f32,
+    pub(super) inside: Option<(Lab, f32)>,
+}
+
+impl Emptiness {
+    /// True when `lab` is unlike the board's empty cells.
+    fn unlike(&self, cal: &Calibration, lab: Lab) -> bool {
+        match self.inside {
+            Some((e, near)) => delta_e(lab, e) > near,
+            None => cal
+                .palette
+                .empty
+                .iter()
+                .all(|&e| delta_e(lab, e) > self.limit),
+        }
+    }
 }
 
 /// [`frame_seen_within`] up to nine tenths of a pitch past the edge: a
@@ -2913,13 +2928,12 @@ pub(super) fn frame_within_a_line(
     cal: &Calibration,
     rows: bool,
     before: bool,
-    limit: f32,
-    inside: Option<(Lab, f32)>,
+    e: Emptiness,
 ) -> bool {
     let g = &cal.grid;
     let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
     let reach = (0.9 * pitch).max(4.0) as usize;
-    frame_seen_within(img, cal, rows, before, limit, inside, reach)
+    frame_seen_within(img, cal, rows, before, e, reach)
 }
 
 /// [`frame_seen`] with the points up to `reach` pixels past the edge.
@@ -2928,8 +2942,7 @@ fn frame_seen_within(
     cal: &Calibration,
     rows: bool,
     before: bool,
-    limit: f32,
-    inside: Option<(Lab, f32)>,
+    e: Emptiness,
     reach: usize,
 ) -> bool {
     let g = &cal.grid;
@@ -2955,10 +2968,7 @@ fn frame_seen_within(
             n += 1;
             framed += (1..=reach).any(|d| {
                 let (x, y) = at(d as f64);
-                lab_at(img, x, y).is_none_or(|lab| match inside {
-                    Some((e, near)) => delta_e(lab, e) > near,
-                    None => cal.palette.empty.iter().all(|&e| delta_e(lab, e) > limit),
-                })
+                lab_at(img, x, y).is_none_or(|lab| e.unlike(cal, lab))
             }) as usize;
         }
     }
@@ -2997,6 +3007,7 @@ fn framed(
     // points and may hold a popup.
     let collapse = super::family::collapses(&opts.game);
     let inside = empty_inside(img, cal, limit);
+    let look = Emptiness { limit, inside };
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
     let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
@@ -3038,7 +3049,7 @@ fn framed(
             let tiles = next
                 .as_ref()
                 .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
-            if !tiles && frame_seen(img, &cur, rows, before, limit, inside) {
+            if !tiles && frame_seen(img, &cur, rows, before, look) {
                 break;
             }
             // No room for the line beyond, or it reads as something else
@@ -3064,10 +3075,7 @@ fn framed(
                                 empty_throughout(img, next, cell, limit, inside, collapse)
                             }))
             });
-            if !tiles
-                && (!grows || popup)
-                && frame_within_a_line(img, &cur, rows, before, limit, inside)
-            {
+            if !tiles && (!grows || popup) && frame_within_a_line(img, &cur, rows, before, look) {
                 break;
             }
             // Held: a mostly empty side shows its frame where it is.
@@ -3401,7 +3409,11 @@ fn read_on_backdrop(
     let g = &cal.grid;
     let reach = (0.1 * g.pitch_x().min(g.pitch_y())).max(4.0) as usize;
     let framed = sides.iter().all(|&(rows, before)| {
-        frame_seen_within(img, cal, rows, before, p.empty_distance, None, reach)
+        let e = Emptiness {
+            limit: p.empty_distance,
+            inside: None,
+        };
+        frame_seen_within(img, cal, rows, before, e, reach)
     });
     (delta_e(b, empty) <= p.empty_distance && framed).then(|| (reading, cal.clone()))
 }

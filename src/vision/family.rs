@@ -15,7 +15,8 @@
 use image::RgbImage;
 
 use super::calibrate::{
-    found_on, frame_within_a_line, open_sides, read_auto_free, read_found, CalibrateOptions,
+    empty_inside, found_on, frame_within_a_line, open_sides, read_auto_free, read_found,
+    CalibrateOptions, Emptiness,
 };
 use super::find::Hints;
 use super::layout::Calibration;
@@ -83,11 +84,14 @@ pub fn read_sized(
         // goes on there unless its frame is seen just beyond.
         let limit = opts.params.empty_distance;
         let b = &reading.board;
-        let inside = super::calibrate::empty_inside(img, &cal, limit);
+        let look = Emptiness {
+            limit,
+            inside: empty_inside(img, &cal, limit),
+        };
         let top = (0..cols).any(|c| b.get(0, c) == EMPTY)
-            && !frame_within_a_line(img, &cal, true, true, limit, inside);
+            && !frame_within_a_line(img, &cal, true, true, look);
         let right = (0..rows).any(|r| b.get(r, cols - 1) == EMPTY)
-            && !frame_within_a_line(img, &cal, false, false, limit, inside);
+            && !frame_within_a_line(img, &cal, false, false, look);
         if top || right {
             return Err(VisionError::NoBoard(format!(
                 "a {rows}x{cols} lattice has emptied cells in its {} with no frame beyond: \
