@@ -135,7 +135,9 @@ type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
 /// session): 72 exact, 12 wrong size, 3 with cells wrong (two of them one
 /// `?` each, an honest "unread"). Two wrong sizes are new (7020 at twice
 /// the pitch across, 7101 a row over the panel's margin, both refused
-/// before), two went (7125 and 7163, a row too many).
+/// before), two went (7125 and 7163, a row too many). With the blob
+/// lattice's pitch first on collapse boards: 73 exact, 11 wrong size (7100
+/// read right).
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -161,15 +163,15 @@ fn sparse_boards_measured() {
         )
     });
     if (from, n) == (7000, 200) {
-        assert!(all.exact >= 72, "sparse boards read exactly: {}", all.exact);
+        assert!(all.exact >= 73, "sparse boards read exactly: {}", all.exact);
         assert!(
-            all.wrong_size <= 12,
+            all.wrong_size <= 11,
             "sparse boards of a wrong size: {}",
             all.wrong_size
         );
         // Read as a board that is not the one drawn: a wrong size or cells.
         let made_up = seeds.len() - all.exact - all.refused;
-        assert!(made_up <= 15, "sparse boards made up: {made_up}");
+        assert!(made_up <= 14, "sparse boards made up: {made_up}");
     }
 }
 
@@ -340,10 +342,14 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
 /// fiftieth off in pitch: with half of each cell's points inside, a line
 /// over the panel's margin passed for a row; four fifths must now); and
 /// pieces scattered on a panel read as `generic`, framed where the panel's
-/// own colour ends: 7031 (13x6), 7076 (9x15), 7131 (7x6).
+/// own colour ends: 7031 (13x6), 7076 (9x15), 7131 (7x6); and collapse
+/// boards whose edge lattice, its pitch guessed over a few rows of tiles,
+/// framed a line too few or too many where the blob lattice of the same
+/// tiles frames right (`blob_pitch_first`): 7100 (read 11x13 for 11x14),
+/// 7293 (10x6 for 9x6).
 #[test]
 fn framed_boards_read_these() {
-    for seed in [7019, 7034, 7336, 7385, 7031, 7076, 7131] {
+    for seed in [7019, 7034, 7336, 7385, 7031, 7076, 7131, 7100, 7293] {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");

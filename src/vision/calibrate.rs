@@ -1704,14 +1704,43 @@ fn read_free(
     if !opts.finds_grid() {
         return Ok(grown(img, opts, read_found(img, opts, None)?));
     }
-    let all = match find_candidates(img, find_hints(opts, None), &opts.find) {
+    let mut all = match find_candidates(img, find_hints(opts, None), &opts.find) {
         Ok(all) => all,
         Err(e) if e.is_no_board() => return read_sparse(img, opts).ok_or(e),
         Err(e) => return Err(e),
     };
+    if super::family::collapses(&opts.game) {
+        blob_pitch_first(&mut all);
+    }
     match read_among(img, opts, &all) {
         Err(e) if e.is_no_board() => read_sparse(img, opts).ok_or(e),
         read => read,
+    }
+}
+
+/// An edge lattice first in `all` and a lattice of blobs over the same
+/// tiles (the same rows and columns, corners within 0.3 of a pitch) whose
+/// pitch differs by 3-15 % on an axis: the blobs' lattice goes first (its
+/// pitch is fitted through the tiles' centres; the edges' over a few lines
+/// of tiles is a guess that framing multiplies).
+fn blob_pitch_first(all: &mut [FoundGrid]) {
+    let Some(top) = all.first() else { return };
+    if top.from_blobs {
+        return;
+    }
+    let (gt, rows, cols) = (top.grid, top.rows, top.cols);
+    let off = |a: f64, b: f64| (a / b - 1.0).abs();
+    let k = all.iter().position(|f| {
+        let g = &f.grid;
+        let d = off(g.pitch_x(), gt.pitch_x()).max(off(g.pitch_y(), gt.pitch_y()));
+        f.from_blobs
+            && (f.rows, f.cols) == (rows, cols)
+            && (g.left - gt.left).abs() <= 0.3 * gt.pitch_x()
+            && (g.top - gt.top).abs() <= 0.3 * gt.pitch_y()
+            && (0.03..=0.15).contains(&d)
+    });
+    if let Some(k) = k {
+        all[..=k].rotate_right(1);
     }
 }
 
