@@ -3091,20 +3091,21 @@ fn framed(
             // board one cell of the line may be unread: a popup over its
             // emptied area (the board's checks allow two, apart), unless
             // the frame is seen less than a line away.
-            let unread = |line: &[u8]| line.iter().filter(|&&v| v != EMPTY && v > 9).count();
-            let popup = next.as_ref().is_some_and(|(_, line)| unread(line) > 0);
+            let unread = next.as_ref().map_or(0, |(_, line)| {
+                line.iter().filter(|&&v| v != EMPTY && v > 9).count()
+            });
             let grows = next.as_ref().is_some_and(|(next, line)| {
-                let unread = unread(line);
                 (unread == 0 || (collapse && inside.is_some() && unread == 1 && line.len() >= 4))
                     && (line.iter().any(|&v| v <= 9)
                         || outer_cells(next, rows, before)
                             .zip(line)
                             .filter(|(_, &v)| v == EMPTY)
-                            .all(|(cell, _)| {
-                                empty_throughout(img, next, cell, limit, inside, collapse)
-                            }))
+                            .all(|(cell, _)| empty_throughout(img, next, cell, look, collapse)))
             });
-            if !tiles && (!grows || popup) && frame_within_a_line(img, &cur, rows, before, look) {
+            if !tiles
+                && (!grows || unread > 0)
+                && frame_within_a_line(img, &cur, rows, before, look)
+            {
                 break;
             }
             // Held: a mostly empty side shows its frame where it is.
@@ -3170,9 +3171,9 @@ fn outer_cells(cal: &Calibration, rows: bool, before: bool) -> impl Iterator<Ite
 /// twentieth off (Four-in-a-row's 74 pixels measured as 78) sees its
 /// seventh column three fifths on the board.
 ///
-/// `inside`: the board's own empty colour and how near a point must lie to
-/// it ([`empty_inside`]), in place of the palette's nearest empty colour and
-/// `limit`; with it and `strict` (a collapse board, whose emptied area is
+/// `look.inside`: the board's own empty colour and how near a point must
+/// lie to it ([`empty_inside`]), in place of the palette's nearest empty
+/// colour and `look.limit`; with it and `strict` (a collapse board, whose emptied area is
 /// flat) four fifths of the points must: a lattice a fiftieth off in
 /// pitch, grown ten lines past its tiles, sees a line over the margin more
 /// than half inside. (Not for every game: Four-in-a-row's lattice, 78
@@ -3181,8 +3182,7 @@ fn empty_throughout(
     img: &RgbImage,
     cal: &Calibration,
     cell: Cell,
-    limit: f32,
-    inside: Option<(Lab, f32)>,
+    look: Emptiness,
     strict: bool,
 ) -> bool {
     let (cx, cy) = cal.cell_centre(cell);
@@ -3194,12 +3194,12 @@ fn empty_throughout(
         .empty
         .iter()
         .min_by(|a, b| delta_e(**a, centre).total_cmp(&delta_e(**b, centre)))
-        .map(|&e| (e, limit));
-    let Some((empty, limit)) = inside.or(nearest) else {
+        .map(|&e| (e, look.limit));
+    let Some((empty, limit)) = look.inside.or(nearest) else {
         return false;
     };
     let n = empty_points(img, cal, cell, empty, limit);
-    if strict && inside.is_some() {
+    if strict && look.inside.is_some() {
         return 5 * n >= 4 * EMPTY_POINTS;
     }
     2 * n > EMPTY_POINTS
@@ -3237,14 +3237,12 @@ fn read_framed(
     [false, true].into_iter().find_map(|held| {
         let grown = framed(img, cal, opts, held)?;
         let reading = read_board(img, &grown).ok()?;
-        let hover = reading.board.cells().contains(&UNKNOWN) || highlight_pair(&grown.palette);
+        let lit = highlight_pair(&grown.palette);
+        let hover = reading.board.cells().contains(&UNKNOWN) || lit;
         let (reading, grown) = if hover {
             match unhovered(&reading, &grown) {
                 Some(x) => x,
-                None if super::family::collapses(&opts.game)
-                    && !highlight_pair(&grown.palette)
-                    && specks(&reading.board) =>
-                {
+                None if super::family::collapses(&opts.game) && !lit && specks(&reading.board) => {
                     (reading, grown)
                 }
                 None => return None,
@@ -3437,13 +3435,13 @@ fn read_on_backdrop(
     // edge: the frame is looked for up to a tenth of a pitch out.
     let g = &cal.grid;
     let reach = (0.1 * g.pitch_x().min(g.pitch_y())).max(4.0) as usize;
-    let framed = sides.iter().all(|&(rows, before)| {
-        let e = Emptiness {
-            limit: p.empty_distance,
-            inside: None,
-        };
-        frame_seen_within(img, cal, rows, before, e, reach)
-    });
+    let e = Emptiness {
+        limit: p.empty_distance,
+        inside: None,
+    };
+    let framed = sides
+        .iter()
+        .all(|&(rows, before)| frame_seen_within(img, cal, rows, before, e, reach));
     (delta_e(b, empty) <= p.empty_distance && framed).then(|| (reading, cal.clone()))
 }
 
