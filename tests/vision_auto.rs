@@ -163,15 +163,15 @@ fn sparse_boards_measured() {
         )
     });
     if (from, n) == (7000, 200) {
-        assert!(all.exact >= 73, "sparse boards read exactly: {}", all.exact);
+        assert!(all.exact >= 84, "sparse boards read exactly: {}", all.exact);
         assert!(
-            all.wrong_size <= 11,
+            all.wrong_size <= 12,
             "sparse boards of a wrong size: {}",
             all.wrong_size
         );
         // Read as a board that is not the one drawn: a wrong size or cells.
         let made_up = seeds.len() - all.exact - all.refused;
-        assert!(made_up <= 14, "sparse boards made up: {made_up}");
+        assert!(made_up <= 15, "sparse boards made up: {made_up}");
     }
 }
 
@@ -346,13 +346,27 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
 /// boards whose edge lattice, its pitch guessed over a few rows of tiles,
 /// framed a line too few or too many where the blob lattice of the same
 /// tiles frames right (`blob_pitch_first`): 7100 (read 11x13 for 11x14),
-/// 7293 (10x6 for 9x6).
+/// 7293 (10x6 for 9x6); and generic boards with a piece or two covered
+/// (`?`, specks), refused until the first session of 2026-11-28: 7004,
+/// 7042.
 #[test]
 fn framed_boards_read_these() {
-    for seed in [7019, 7034, 7336, 7385, 7031, 7076, 7131, 7100, 7293] {
+    for seed in [7019, 7034, 7336, 7385, 7031, 7076, 7131, 7100, 7293, 7004, 7042] {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
+/// Lattices grown over UI to a framed extent with an unread cell or two,
+/// which a board of pieces may show (`specks`): over a row of menu buttons
+/// (1309: read as 12x4 for 8x3) and over header text (4331: 3x9 for
+/// 10x4). Refused or read at the drawn size.
+#[test]
+fn specks_on_a_bar_of_ui_are_no_board() {
+    for seed in [1309, 4331] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
     }
 }
 

@@ -3225,10 +3225,13 @@ fn empty_points(img: &RgbImage, cal: &Calibration, cell: Cell, empty: Lab, limit
 /// A lattice refused for its empty outer lines, read over its framed extent
 /// ([`framed`]) with the checks for a board of known size: any line may be
 /// mostly empty, the bottom row and the left column must hold a tile.
-/// Unread cells must be a hover ([`unhovered`]) or, on a collapse board,
-/// [`specks`]: popups over a cell or two, read `?` (a dialog over the
-/// emptied area, Swell Foop's "Play again", is two unread cells side by
-/// side).
+/// Unread cells must be a hover ([`unhovered`]) or [`specks`]: popups over
+/// a cell or two, read `?` (a dialog over the emptied area, Swell Foop's
+/// "Play again", is two unread cells side by side), or pieces covered by a
+/// cursor or an effect. Outside the collapse family no outer line of a
+/// board with specks may be a [`bar`] ([`outer_bar`]): a lattice grown over
+/// a row of menu buttons reads them as one tile colour and an unread one
+/// (synthetic seed 1309), over header text as one colour (4331).
 fn read_framed(
     img: &RgbImage,
     opts: &CalibrateOptions,
@@ -3242,7 +3245,10 @@ fn read_framed(
         let (reading, grown) = if hover {
             match unhovered(&reading, &grown) {
                 Some(x) => x,
-                None if super::family::collapses(&opts.game) && !lit && specks(&reading.board) => {
+                None if !lit
+                    && specks(&reading.board)
+                    && (super::family::collapses(&opts.game) || !outer_bar(&reading.board)) =>
+                {
                     (reading, grown)
                 }
                 None => return None,
@@ -3382,6 +3388,20 @@ fn specks(board: &Board) -> bool {
                 .iter()
                 .all(|b| a.0.abs_diff(b.0) > 1 || a.1.abs_diff(b.1) > 1)
         })
+}
+
+/// True when an outer row or column of `board` is a [`bar`]: three
+/// quarters or more of it one tile colour. A lattice grown over a row of
+/// menu buttons or a line of header text reads so; a board whose pieces are
+/// scattered over a panel does not.
+fn outer_bar(board: &Board) -> bool {
+    (0..4).any(|side| {
+        let line: Vec<u8> = side_line(board.rows(), board.cols(), side, 0)
+            .into_iter()
+            .map(|(r, c)| board.get(r, c))
+            .collect();
+        bar(&line)
+    })
 }
 
 /// True when some row or column of `board` holds no tile.
