@@ -163,15 +163,15 @@ fn sparse_boards_measured() {
         )
     });
     if (from, n) == (7000, 200) {
-        assert!(all.exact >= 84, "sparse boards read exactly: {}", all.exact);
+        assert!(all.exact >= 92, "sparse boards read exactly: {}", all.exact);
         assert!(
-            all.wrong_size <= 12,
+            all.wrong_size <= 10,
             "sparse boards of a wrong size: {}",
             all.wrong_size
         );
         // Read as a board that is not the one drawn: a wrong size or cells.
         let made_up = seeds.len() - all.exact - all.refused;
-        assert!(made_up <= 15, "sparse boards made up: {made_up}");
+        assert!(made_up <= 13, "sparse boards made up: {made_up}");
     }
 }
 
@@ -351,9 +351,34 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
 /// 7042.
 #[test]
 fn framed_boards_read_these() {
-    for seed in [7019, 7034, 7336, 7385, 7031, 7076, 7131, 7100, 7293, 7004, 7042] {
+    for seed in [
+        7019, 7034, 7336, 7385, 7031, 7076, 7131, 7100, 7293, 7004, 7042,
+    ] {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
+/// A small lattice, or one with tiles beyond it, read as a board over a
+/// board of scattered pieces gives way to that board framed on its panel
+/// (`sparse_instead` in `vision::calibrate`; since the first session of
+/// 2026-11-28): 7168 (a 3x3 lattice of cells 172 pixels wide over 14x13
+/// circles; their blob lattice found once the pitch is voted by
+/// neighbours a few pitches apart only), 7134 (a 3x3 over a few pieces of
+/// an 8x13 board). Small dense boards read right stay so (4038, 5x3;
+/// 5326, 4x4: grown into the UI above them by a bigger board in their
+/// place), and two the nearer vote reads (5315, 45 cells, one wrong
+/// before; 5375, refused).
+#[test]
+fn small_lattices_give_way_to_the_board_of_pieces() {
+    for seed in [7168, 7134] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+    for seed in [4038, 5326, 5315, 5375] {
+        let (t, note) = run_case(seed);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");
     }
 }

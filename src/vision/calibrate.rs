@@ -1714,8 +1714,72 @@ fn read_free(
     }
     match read_among(img, opts, &all) {
         Err(e) if e.is_no_board() => read_sparse(img, opts).ok_or(e),
+        Ok(first) => Ok(sparse_instead(img, opts, first)),
         read => read,
     }
+}
+
+/// A lattice read as a board that may lie over a few pieces of a board of
+/// scattered pieces, or over that board at several times its pitch: one
+/// with tiles just beyond a side (open: it would be refused as part of a
+/// larger board), or of [`SMALL_BOARD`] cells or fewer. The board of
+/// pieces framed on its panel ([`read_sparse`]) is taken instead when it
+/// overlaps it and has more cells, and, for a small lattice that is not
+/// open, a pitch at most [`FINER`] of its on both axes: a 3x3 lattice of
+/// cells 172 pixels wide over a panel of circles 29 apart (synthetic seed
+/// 7168), a 3x3 over the few pieces of a 8x13 board (7134). (Any bigger
+/// board in place of a small one: dense 5x3 and 4x4 boards, read right,
+/// were grown into the empty rows of UI above them, seeds 4038, 5326.)
+/// Not for games of fixed sizes.
+fn sparse_instead(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    first: (super::Reading, Calibration),
+) -> (super::Reading, Calibration) {
+    let cells = |c: &Calibration| c.rows * c.cols;
+    let small = cells(&first.1) <= SMALL_BOARD;
+    if !super::family::fixed_sizes(&opts.game).is_empty() {
+        return first;
+    }
+    let open = !bounded(img, &first.1);
+    if !small && !open {
+        return first;
+    }
+    let (a, g) = (&first.1, &first.1.grid);
+    match read_sparse(img, opts) {
+        Some(other)
+            if overlaps(a, &other.1)
+                && cells(&other.1) > cells(a)
+                && (open
+                    || (other.1.grid.pitch_x() <= FINER * g.pitch_x()
+                        && other.1.grid.pitch_y() <= FINER * g.pitch_y())) =>
+        {
+            other
+        }
+        _ => first,
+    }
+}
+
+/// Most cells of a board [`sparse_instead`] looks past.
+const SMALL_BOARD: usize = 16;
+
+/// Largest ratio of pitches at which a board of pieces takes a small
+/// lattice's place in [`sparse_instead`].
+const FINER: f64 = 0.7;
+
+/// True when the board rectangles of `a` and `b` overlap.
+fn overlaps(a: &Calibration, b: &Calibration) -> bool {
+    let span = |c: &Calibration| {
+        let g = &c.grid;
+        (
+            g.left,
+            g.left + c.cols as f64 * g.pitch_x(),
+            g.top,
+            g.top + c.rows as f64 * g.pitch_y(),
+        )
+    };
+    let (a, b) = (span(a), span(b));
+    a.0 < b.1 && b.0 < a.1 && a.2 < b.3 && b.2 < a.3
 }
 
 /// An edge lattice first in `all` and a lattice of blobs over the same
