@@ -395,6 +395,20 @@ fn specks_on_a_bar_of_ui_are_no_board() {
     }
 }
 
+/// Coarse lattices over a panel's corner and its backdrop, read as two
+/// tile colours in one area each (`flat_areas`), are no board: sparse
+/// 7313 and 7390 (3x3, `000/011/011`), dense 4281 (5x3 for 3x3).
+#[test]
+fn a_panel_on_its_backdrop_is_no_board() {
+    for seed in [7313, 7390] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
+    }
+    let (t, note) = run_case(4281);
+    assert_eq!(t.wrong_size, 0, "seed 4281: {note}");
+}
+
 /// Boards the blob lattice's refitted twin reads (`vision::blobs`, step 6)
 /// and the plain lattice did not: 2106 (9x8 diamonds, refused: a lattice
 /// of 288 cells read instead, most matching no colour), 3122 (5x7

@@ -3468,6 +3468,44 @@ fn outer_bar(board: &Board) -> bool {
     })
 }
 
+/// True when a board of [`FLAT_AREAS_UP_TO`] cells or fewer reads at most
+/// two tile colours, each one 4-connected area: a coarse lattice laid over a
+/// panel's corner and its backdrop (`000/011/011`, cells a fifth of the
+/// picture wide; synthetic seeds 7313, 7390; a 5x3 over a column of UI,
+/// 4281), not tiles dealt at random.
+fn flat_areas(board: &Board) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    if rows * cols > FLAT_AREAS_UP_TO {
+        return false;
+    }
+    let mut colours: Vec<u8> = board.cells().iter().copied().filter(|&v| v <= 9).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    colours.len() <= 2
+        && colours.iter().all(|&v| {
+            let cells: Vec<Cell> = (0..rows * cols)
+                .map(|i| Cell::new(i / cols, i % cols))
+                .filter(|c| board.get(c.row, c.col) == v)
+                .collect();
+            // Flood fill over the colour's cells from its first.
+            let mut area = vec![cells[0]];
+            let mut k = 0;
+            while k < area.len() {
+                let a = area[k];
+                for &n in &cells {
+                    if !area.contains(&n) && a.row.abs_diff(n.row) + a.col.abs_diff(n.col) == 1 {
+                        area.push(n);
+                    }
+                }
+                k += 1;
+            }
+            area.len() == cells.len()
+        })
+}
+
+/// Most cells of a board [`flat_areas`] looks at.
+const FLAT_AREAS_UP_TO: usize = 16;
+
 /// True when some row or column of `board` holds no tile.
 fn empty_line(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
@@ -3612,6 +3650,13 @@ fn plausible(board: &Board, sized: bool, one_kind: bool) -> Result<(), VisionErr
     if let Some(axis) = striped(board) {
         return Err(VisionError::NoBoard(format!(
             "a {}x{} lattice reads one colour along each {axis}: a backdrop's shading, not tiles",
+            board.rows(),
+            board.cols()
+        )));
+    }
+    if flat_areas(board) {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice reads two areas of one colour each: a panel on its backdrop, not tiles",
             board.rows(),
             board.cols()
         )));
@@ -3918,6 +3963,19 @@ mod tests {
         assert!(!specks(&b(".??./.1../.12./2122")));
         assert!(!specks(&b("?.../.?../.12./2122")));
         assert!(!specks(&b("?.?./.1../.12./21?2")));
+    }
+
+    #[test]
+    fn two_colours_in_one_area_each_are_a_panel_on_a_backdrop() {
+        let b = |s: &str| s.parse::<Board>().expect("board");
+        assert!(flat_areas(&b("000/011/011")));
+        assert!(flat_areas(&b("001/001/00.")));
+        assert!(flat_areas(&b("0000/0110/0110/0000")));
+        // Either colour in two areas, a third colour, or past 16 cells.
+        assert!(!flat_areas(&b("010/011/011")));
+        assert!(!flat_areas(&b("000/012/011")));
+        assert!(!flat_areas(&b("0.0/011/011")));
+        assert!(!flat_areas(&b("00000/01100/01100/00000")));
     }
 
     #[test]
