@@ -163,7 +163,11 @@ fn sparse_boards_measured() {
         )
     });
     if (from, n) == (7000, 200) {
-        assert!(all.exact >= 92, "sparse boards read exactly: {}", all.exact);
+        assert!(
+            all.exact >= 101,
+            "sparse boards read exactly: {}",
+            all.exact
+        );
         assert!(
             all.wrong_size <= 10,
             "sparse boards of a wrong size: {}",
@@ -882,7 +886,10 @@ fn unseen_games_never_read_as_a_wrong_board() {
 /// over a group (its tiles lit), the group reads as its colour (`unhovered`).
 /// With one colour left (normal `c2-mid`: seven green tiles), the board is
 /// read because its tiles are one picture (`tiles_alike`); `boringshapes`
-/// (one grey, three symbols) stays refused in the theme test.
+/// (one grey, three symbols) stays refused in the theme test. With four
+/// tiles left on the large 20x15 board (`c2-mid`, refused until the first
+/// session of 2026-11-28), their lattice comes from the four tiles alike
+/// (`find::few_candidates`) and is framed to the window's border.
 #[test]
 fn swellfoop_mid_game_reads_to_its_frame() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -890,6 +897,7 @@ fn swellfoop_mid_game_reads_to_its_frame() {
         "swellfoop-small/c4-mid",
         "swellfoop-normal/c4-mid",
         "swellfoop-normal/c2-mid",
+        "swellfoop-large/c2-mid",
         "swellfoop-small/c3-hover",
         "swellfoop-normal/c3-hover",
         "swellfoop-large/c4-hover",

@@ -421,6 +421,126 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
     out
 }
 
+/// Lattices over a few tiles, too few for [`blob_lattices`] (a collapse
+/// board near its end, pieces left on a panel): per class of 2 to
+/// `p.min_blobs - 1` blobs of about one size (within `p.size_spread`),
+/// the pitch along an axis is the median distance between blobs side by
+/// side on a line (centres within a quarter of the size across, apart by
+/// 0.95 to 1.6 times the size: neighbouring tiles; pieces further apart
+/// tell nothing), the other axis's pitch scaled by the sizes where no two
+/// blobs stand side by side along it. Every blob of the class must lie on
+/// the lattice (within `p.on_lattice`); the extent is theirs, any count a
+/// side: such a lattice says where the tiles are, not where the board
+/// ends, which only framing can tell. Largest classes first.
+pub fn few_blob_lattices(img: &RgbImage, p: &BlobParams) -> Vec<BlobLattice> {
+    let labels = Labels::of(img, p);
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let mut tiles: Vec<Blob> = labels
+        .blobs
+        .iter()
+        .filter(|b| tile_like(b, p, w, h))
+        .copied()
+        .collect();
+    tiles.sort_by(|a, b| a.size().total_cmp(&b.size()));
+    let mut out: Vec<BlobLattice> = Vec::new();
+    let mut start = 0;
+    while start < tiles.len() {
+        // Runs of sizes within the spread of the run's smallest.
+        let s0 = tiles[start].size();
+        let end = start + tiles[start..].partition_point(|b| b.size() <= s0 * p.size_spread);
+        let class = &tiles[start..end];
+        start = end;
+        if class.len() < 2 || class.len() >= p.min_blobs {
+            continue;
+        }
+        if let Some(l) = few_lattice(class, p) {
+            out.push(l);
+        }
+    }
+    out.sort_by_key(|l| std::cmp::Reverse(l.blobs));
+    out
+}
+
+/// The lattice of a few blobs ([`few_blob_lattices`]).
+fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
+    let size_x = median(class.iter().map(Blob::width).collect())? + 2.0;
+    let size_y = median(class.iter().map(Blob::height).collect())? + 2.0;
+    let side_by_side = |along_x: bool, size: f64| {
+        let mut d: Vec<f64> = Vec::new();
+        for (i, a) in class.iter().enumerate() {
+            for b in &class[i + 1..] {
+                let ((ax, ay), (bx, by)) = (a.centre(), b.centre());
+                let (along, across) = if along_x {
+                    ((bx - ax).abs(), (by - ay).abs())
+                } else {
+                    ((by - ay).abs(), (bx - ax).abs())
+                };
+                if across < 0.25 * size && (0.95 * size..=1.6 * size).contains(&along) {
+                    d.push(along);
+                }
+            }
+        }
+        median(d)
+    };
+    let (px, py) = match (side_by_side(true, size_x), side_by_side(false, size_y)) {
+        (Some(px), Some(py)) => (px, py),
+        (Some(px), None) => (px, px * size_y / size_x),
+        (None, Some(py)) => (py * size_x / size_y, py),
+        (None, None) => return None,
+    };
+    let (x0, y0) = class[0].centre();
+    let mut sites: Vec<(i64, i64)> = Vec::with_capacity(class.len());
+    for b in class {
+        let (x, y) = b.centre();
+        let (tx, ty) = ((x - x0) / px, (y - y0) / py);
+        let (kx, ky) = (tx.round(), ty.round());
+        if (tx - kx).abs() > p.on_lattice || (ty - ky).abs() > p.on_lattice {
+            return None;
+        }
+        sites.push((kx as i64, ky as i64));
+    }
+    sites.sort_unstable();
+    sites.dedup();
+    if sites.len() < class.len() {
+        return None;
+    }
+    let (c0, c1) = (
+        sites.iter().map(|s| s.0).min()?,
+        sites.iter().map(|s| s.0).max()?,
+    );
+    let (r0, r1) = (
+        sites.iter().map(|s| s.1).min()?,
+        sites.iter().map(|s| s.1).max()?,
+    );
+    // The phase: the mean offset of the centres from their sites.
+    let n = class.len() as f64;
+    let fx = class
+        .iter()
+        .map(|b| b.centre().0 - x0 - ((b.centre().0 - x0) / px).round() * px)
+        .sum::<f64>()
+        / n;
+    let fy = class
+        .iter()
+        .map(|b| b.centre().1 - y0 - ((b.centre().1 - y0) / py).round() * py)
+        .sum::<f64>()
+        / n;
+    Some(BlobLattice {
+        x: BlobAxis {
+            pitch: px,
+            first: x0 + fx + c0 as f64 * px,
+            count: (c1 - c0 + 1) as usize,
+            size: size_x,
+        },
+        y: BlobAxis {
+            pitch: py,
+            first: y0 + fy + r0 as f64 * py,
+            count: (r1 - r0 + 1) as usize,
+            size: size_y,
+        },
+        blobs: class.len(),
+    })
+}
+
 /// Up to `p.classes` classes of blobs of about one size, largest class
 /// first: each is the blobs within `p.size_spread` of a seed's size, seeds
 /// taken greedily by how many blobs they gather (a seed already in a class
@@ -833,6 +953,48 @@ mod tests {
             }
         }
         img
+    }
+
+    #[test]
+    fn four_tiles_left_give_their_lattice() {
+        // Four squares of 40 px on a 46 px pitch on black, in an L (two
+        // side by side in the bottom row, two above the right one), and a
+        // square of another size far off.
+        let mut img = RgbImage::from_pixel(400, 300, Rgb([0, 0, 0]));
+        let mut square = |x0: u32, y0: u32, side: u32, c: [u8; 3]| {
+            for y in y0..y0 + side {
+                for x in x0..x0 + side {
+                    img.put_pixel(x, y, Rgb(c));
+                }
+            }
+        };
+        let (blue, green) = ([50, 90, 210], [90, 180, 40]);
+        for (col, row, c) in [(0, 4, blue), (1, 4, blue), (1, 3, green), (1, 2, green)] {
+            square(20 + 46 * col, 40 + 46 * row, 40, c);
+        }
+        square(300, 30, 20, [200, 40, 40]);
+        let found = few_blob_lattices(&img, &BlobParams::default());
+        let l = found.first().expect("a lattice");
+        assert_eq!((l.blobs, l.x.count, l.y.count), (4, 2, 3), "{found:?}");
+        assert!(
+            (l.x.pitch - 46.0).abs() < 0.5 && (l.y.pitch - 46.0).abs() < 0.5,
+            "{l:?}"
+        );
+        assert!((l.x.first - 40.0).abs() < 1.0, "{l:?}");
+        assert!(
+            (l.y.first - (40.0 + 2.0 * 46.0 + 20.0)).abs() < 1.0,
+            "{l:?}"
+        );
+        // Two tiles apart by more than 1.6 sizes tell no pitch.
+        let mut apart = RgbImage::from_pixel(400, 300, Rgb([0, 0, 0]));
+        for x0 in [20u32, 120] {
+            for y in 40..80 {
+                for x in x0..x0 + 40 {
+                    apart.put_pixel(x, y, Rgb(blue));
+                }
+            }
+        }
+        assert!(few_blob_lattices(&apart, &BlobParams::default()).is_empty());
     }
 
     #[test]

@@ -35,7 +35,9 @@ use super::classify::{own_split, read_board, read_cells, CellReading};
 use super::colour::{
     chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
-use super::find::{find_candidates, find_grid, sparse_candidates, FindParams, FoundGrid, Hints};
+use super::find::{
+    few_candidates, find_candidates, find_grid, sparse_candidates, FindParams, FoundGrid, Hints,
+};
 use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
@@ -1817,12 +1819,26 @@ fn blob_pitch_first(all: &mut [FoundGrid]) {
 /// (`footprint` at least [`ReadParams::rescue_fit`]: a button over a
 /// collapse board's empty area at its game over reads as two tiles of a
 /// blue, 0.93).
+///
+/// Last, the lattices over a few tiles alike (`find::few_candidates`: a
+/// collapse board with four tiles left, too few for a lattice of blobs),
+/// taken only as a board mostly empty: where more tiles are seen, their
+/// lattice is the finder's to find (a dense 3x3 board of gems, 15 pixels a
+/// tile, grew a row of its panel's margin from three of its tiles:
+/// synthetic seed 4281).
 fn read_sparse(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Reading, Calibration)> {
     let hints = find_hints(opts, None);
+    let few = || {
+        few_candidates(img, &opts.find)
+            .into_iter()
+            .map(|f| (f, true))
+    };
     sparse_candidates(img, hints, &opts.find)
-        .iter()
-        .find_map(|found| {
-            let found = &*inside(img, found);
+        .into_iter()
+        .map(|f| (f, false))
+        .chain(std::iter::once_with(few).flatten())
+        .find_map(|(found, few)| {
+            let found = &*inside(img, &found);
             let cal = calibrate_on(&[(img, Label::Unknown)], opts, Some(found.clone()))
                 .map_err(|e| tracing::debug!("sparse {}x{}: {e}", found.rows, found.cols))
                 .ok()?
@@ -1830,7 +1846,10 @@ fn read_sparse(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Readin
             let read = read_on_backdrop(img, opts, &cal)
                 .or_else(|| read_framed(img, opts, &cal))
                 .filter(|(r, c)| {
-                    footprint(img, c, &r.board, opts.read.reach) >= opts.read.rescue_fit
+                    let cells = r.board.cells();
+                    let empty = cells.iter().filter(|&&v| v == EMPTY).count();
+                    (!few || 2 * empty > cells.len())
+                        && footprint(img, c, &r.board, opts.read.reach) >= opts.read.rescue_fit
                 });
             tracing::debug!(
                 "sparse {}x{}: {}",

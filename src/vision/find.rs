@@ -75,7 +75,7 @@
 use image::RgbImage;
 use rayon::prelude::*;
 
-use super::blobs::{blob_lattices, BlobAxis, BlobLattice, BlobParams};
+use super::blobs::{blob_lattices, few_blob_lattices, BlobAxis, BlobLattice, BlobParams};
 use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
 use super::layout::Grid;
 use super::VisionError;
@@ -1622,6 +1622,26 @@ pub fn sparse_candidates(img: &RgbImage, hints: Hints, params: &FindParams) -> V
         .collect()
 }
 
+/// Lattices over a few tiles alike ([`few_blob_lattices`]), too few for a
+/// lattice of blobs: where they are and their pitch, not where the board
+/// ends (their extent is the tiles'). Taken only as a board framed on its
+/// panel (`calibrate::read_sparse`).
+pub fn few_candidates(img: &RgbImage, params: &FindParams) -> Vec<FoundGrid> {
+    few_blob_lattices(img, &params.blobs)
+        .iter()
+        .filter(|l| (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch)))
+        .map(|l| {
+            let (xs, ys) = (blob_axis(l.x, params), blob_axis(l.y, params));
+            let cells = sample_blob_cells(img, &xs, &ys, params);
+            let uniform = uniform_cells(&cells, params) as f64 / cells.len().max(1) as f64;
+            FoundGrid {
+                from_blobs: true,
+                ..found_grid(&xs, &ys, &cells, (0.0, uniform, 0.0))
+            }
+        })
+        .collect()
+}
+
 /// The lattice of blobs `l` through the lattice tests (`judged`, as
 /// `source`), when it fits the hints and the pitch limits.
 fn judge_blobs(
@@ -1632,21 +1652,34 @@ fn judge_blobs(
     params: &FindParams,
     source: Source,
 ) -> Option<FoundGrid> {
-    let axis = |a: BlobAxis| Axis {
-        pitch: a.pitch,
-        centre: a.first,
-        count: a.count,
-        tile: a.size.clamp(params.min_tile * a.pitch, a.pitch),
-    };
     let fits = hints.cols.is_none_or(|c| c == l.x.count)
         && hints.rows.is_none_or(|r| r == l.y.count)
         && (params.min_pitch..=params.max_pitch).contains(&l.x.pitch.min(l.y.pitch));
     if !fits {
         return None;
     }
-    judged(img, edges, axis(l.x), axis(l.y), hints, params, source)
-        .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
-        .ok()
+    judged(
+        img,
+        edges,
+        blob_axis(l.x, params),
+        blob_axis(l.y, params),
+        hints,
+        params,
+        source,
+    )
+    .map_err(|e| tracing::debug!("blob lattice refused: {e}"))
+    .ok()
+}
+
+/// A lattice axis of blobs as the finder's: tiles the blobs' size, at
+/// least `min_tile` of the pitch.
+fn blob_axis(a: BlobAxis, params: &FindParams) -> Axis {
+    Axis {
+        pitch: a.pitch,
+        centre: a.first,
+        count: a.count,
+        tile: a.size.clamp(params.min_tile * a.pitch, a.pitch),
+    }
 }
 
 /// The lattice half a pitch off a lattice of blobs, a line longer each way
