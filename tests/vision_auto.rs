@@ -387,6 +387,21 @@ fn small_lattices_give_way_to_the_board_of_pieces() {
     }
 }
 
+/// Boards mostly empty whose tiles make no lattice of blobs (too few, or
+/// too scattered: `blob_lattices` wants six and three neighbour distances
+/// an axis), read through the lattice of the tiles alike that stand side
+/// by side (`few_blob_lattices`) framed on the panel; refused until the
+/// first session of 2026-11-28: samegame 7007, 7070, 7139; generic 7011,
+/// 7035.
+#[test]
+fn tiles_side_by_side_give_a_mostly_empty_board() {
+    for seed in [7007, 7070, 7139, 7011, 7035] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
 /// Lattices grown over UI to a framed extent with an unread cell or two,
 /// which a board of pieces may show (`specks`): over a row of menu buttons
 /// (1309: read as 12x4 for 8x3) and over header text (4331: 3x9 for

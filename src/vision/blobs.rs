@@ -421,9 +421,10 @@ pub fn blob_lattices(img: &RgbImage, p: &BlobParams, cells: (usize, usize)) -> V
     out
 }
 
-/// Lattices over a few tiles, too few for [`blob_lattices`] (a collapse
-/// board near its end, pieces left on a panel): per class of 2 to
-/// `p.min_blobs - 1` blobs of about one size (within `p.size_spread`),
+/// Lattices over a few tiles, too few or too scattered for
+/// [`blob_lattices`] (a collapse board near its end, pieces left on a
+/// panel; it wants `p.min_blobs` and three neighbour distances an axis):
+/// per class of 2 or more blobs of about one size (within `p.size_spread`),
 /// the pitch along an axis is the median distance between blobs side by
 /// side on a line (centres within a quarter of the size across, apart by
 /// 0.95 to 1.6 times the size: neighbouring tiles; pieces further apart
@@ -450,7 +451,7 @@ pub fn few_blob_lattices(img: &RgbImage, p: &BlobParams) -> Vec<BlobLattice> {
         let end = start + tiles[start..].partition_point(|b| b.size() <= s0 * p.size_spread);
         let class = &tiles[start..end];
         start = end;
-        if class.len() < 2 || class.len() >= p.min_blobs {
+        if class.len() < 2 {
             continue;
         }
         if let Some(l) = few_lattice(class, p) {

@@ -1820,9 +1820,10 @@ fn blob_pitch_first(all: &mut [FoundGrid]) {
 /// collapse board's empty area at its game over reads as two tiles of a
 /// blue, 0.93).
 ///
-/// Last, the lattices over a few tiles alike (`find::few_candidates`: a
-/// collapse board with four tiles left, too few for a lattice of blobs),
-/// taken only as a board mostly empty: where more tiles are seen, their
+/// Last, the lattices over tiles alike side by side
+/// (`find::few_candidates`: a collapse board with four tiles left, pieces
+/// too scattered for a lattice of blobs), taken only as a board mostly
+/// empty: where more tiles are seen, their
 /// lattice is the finder's to find (a dense 3x3 board of gems, 15 pixels a
 /// tile, grew a row of its panel's margin from three of its tiles:
 /// synthetic seed 4281).

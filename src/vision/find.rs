@@ -1622,8 +1622,9 @@ pub fn sparse_candidates(img: &RgbImage, hints: Hints, params: &FindParams) -> V
         .collect()
 }
 
-/// Lattices over a few tiles alike ([`few_blob_lattices`]), too few for a
-/// lattice of blobs: where they are and their pitch, not where the board
+/// Lattices over tiles alike standing side by side ([`few_blob_lattices`]),
+/// too few or too scattered for a lattice of blobs: where they are and
+/// their pitch, not where the board
 /// ends (their extent is the tiles'). Taken only as a board framed on its
 /// panel (`calibrate::read_sparse`).
 pub fn few_candidates(img: &RgbImage, params: &FindParams) -> Vec<FoundGrid> {
