@@ -175,7 +175,7 @@ fn sparse_boards_measured() {
         );
         // Read as a board that is not the one drawn: a wrong size or cells.
         let made_up = seeds.len() - all.exact - all.refused;
-        assert!(made_up <= 13, "sparse boards made up: {made_up}");
+        assert!(made_up <= 12, "sparse boards made up: {made_up}");
     }
 }
 
@@ -373,10 +373,11 @@ fn framed_boards_read_these() {
 /// an 8x13 board). Small dense boards read right stay so (4038, 5x3;
 /// 5326, 4x4: grown into the UI above them by a bigger board in their
 /// place), and two the nearer vote reads (5315, 45 cells, one wrong
-/// before; 5375, refused).
+/// before; 5375, refused). On a collapse board at its own pitch too: 7080
+/// (a 5x3 block of tiles in the corner of an 11x8 panel).
 #[test]
 fn small_lattices_give_way_to_the_board_of_pieces() {
-    for seed in [7168, 7134] {
+    for seed in [7168, 7134, 7080] {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");

@@ -1729,7 +1729,10 @@ fn read_free(
 /// overlaps it and has more cells, and, for a small lattice that is not
 /// open, a pitch at most [`FINER`] of its on both axes: a 3x3 lattice of
 /// cells 172 pixels wide over a panel of circles 29 apart (synthetic seed
-/// 7168), a 3x3 over the few pieces of a 8x13 board (7134). (Any bigger
+/// 7168), a 3x3 over the few pieces of a 8x13 board (7134); on a
+/// collapse board at any pitch: its tiles fall into a corner of the panel,
+/// and a block of them read alone is that corner of a board framed on its
+/// panel (7080: 5x3 for 11x8). (Any bigger
 /// board in place of a small one: dense 5x3 and 4x4 boards, read right,
 /// were grown into the empty rows of UI above them, seeds 4038, 5326.)
 /// Not for games of fixed sizes.
@@ -1747,12 +1750,14 @@ fn sparse_instead(
     if !small && !open {
         return first;
     }
+    let collapse = super::family::collapses(&opts.game);
     let (a, g) = (&first.1, &first.1.grid);
     match read_sparse(img, opts) {
         Some(other)
             if overlaps(a, &other.1)
                 && cells(&other.1) > cells(a)
                 && (open
+                    || collapse
                     || (other.1.grid.pitch_x() <= FINER * g.pitch_x()
                         && other.1.grid.pitch_y() <= FINER * g.pitch_y())) =>
         {
