@@ -3992,15 +3992,19 @@ mod tests {
 
     #[test]
     fn two_colours_in_one_area_each_are_a_panel_on_a_backdrop() {
-        let b = |s: &str| s.parse::<Board>().expect("board");
-        assert!(flat_areas(&b("000/011/011")));
-        assert!(flat_areas(&b("001/001/00.")));
-        assert!(flat_areas(&b("0000/0110/0110/0000")));
-        // Either colour in two areas, a third colour, or past 16 cells.
-        assert!(!flat_areas(&b("010/011/011")));
-        assert!(!flat_areas(&b("000/012/011")));
-        assert!(!flat_areas(&b("0.0/011/011")));
-        assert!(!flat_areas(&b("00000/01100/01100/00000")));
+        // Either colour in two areas, a third colour, or past 16 cells: no.
+        for (board, flat) in [
+            ("000/011/011", true),
+            ("001/001/00.", true),
+            ("0000/0110/0110/0000", true),
+            ("010/011/011", false),
+            ("000/012/011", false),
+            ("0.0/011/011", false),
+            ("00000/01100/01100/00000", false),
+        ] {
+            let b = board.parse::<Board>().expect("board");
+            assert_eq!(flat_areas(&b), flat, "{board}");
+        }
     }
 
     #[test]
