@@ -1732,10 +1732,9 @@ fn read_free(
 /// 7168), a 3x3 over the few pieces of a 8x13 board (7134); on a
 /// collapse board at any pitch: its tiles fall into a corner of the panel,
 /// and a block of them read alone is that corner of a board framed on its
-/// panel (7080: 5x3 for 11x8). (Any bigger
-/// board in place of a small one: dense 5x3 and 4x4 boards, read right,
-/// were grown into the empty rows of UI above them, seeds 4038, 5326.)
-/// Not for games of fixed sizes.
+/// panel (7080: 5x3 for 11x8). (Any bigger board in place of a small one:
+/// dense 5x3 and 4x4 boards, read right, were grown into the empty rows of
+/// UI above them, seeds 4038, 5326.) Not for games of fixed sizes.
 fn sparse_instead(
     img: &RgbImage,
     opts: &CalibrateOptions,
@@ -1761,6 +1760,13 @@ fn sparse_instead(
                     || (other.1.grid.pitch_x() <= FINER * g.pitch_x()
                         && other.1.grid.pitch_y() <= FINER * g.pitch_y())) =>
         {
+            tracing::debug!(
+                "a {}x{} lattice gives way to the {}x{} board of pieces over it",
+                a.rows,
+                a.cols,
+                other.1.rows,
+                other.1.cols
+            );
             other
         }
         _ => first,
@@ -1828,10 +1834,9 @@ fn blob_pitch_first(all: &mut [FoundGrid]) {
 /// Last, the lattices over tiles alike side by side
 /// (`find::few_candidates`: a collapse board with four tiles left, pieces
 /// too scattered for a lattice of blobs), taken only as a board mostly
-/// empty: where more tiles are seen, their
-/// lattice is the finder's to find (a dense 3x3 board of gems, 15 pixels a
-/// tile, grew a row of its panel's margin from three of its tiles:
-/// synthetic seed 4281).
+/// empty: where more tiles are seen, their lattice is the finder's to find
+/// (a dense 3x3 board of gems, 15 pixels a tile, grew a row of its panel's
+/// margin from three of its tiles: synthetic seed 4281).
 fn read_sparse(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Reading, Calibration)> {
     let hints = find_hints(opts, None);
     let few = || {
