@@ -462,10 +462,18 @@ pub fn few_blob_lattices(img: &RgbImage, p: &BlobParams) -> Vec<BlobLattice> {
     out
 }
 
+/// A class's tile size, `(width, height)`: the median box of its blobs
+/// and a pixel a side (the boxes miss the outline's boundary pixels).
+fn tile_size(class: &[Blob]) -> Option<(f64, f64)> {
+    Some((
+        median(class.iter().map(Blob::width).collect())? + 2.0,
+        median(class.iter().map(Blob::height).collect())? + 2.0,
+    ))
+}
+
 /// The lattice of a few blobs ([`few_blob_lattices`]).
 fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
-    let size_x = median(class.iter().map(Blob::width).collect())? + 2.0;
-    let size_y = median(class.iter().map(Blob::height).collect())? + 2.0;
+    let (size_x, size_y) = tile_size(class)?;
     let side_by_side = |along_x: bool, size: f64| {
         let mut d: Vec<f64> = Vec::new();
         for (i, a) in class.iter().enumerate() {
@@ -489,8 +497,11 @@ fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
         (None, Some(py)) => (py * size_x / size_y, py),
         (None, None) => return None,
     };
+    // Sites from the first blob's centre, and the centres' mean offset
+    // from their sites (the phase).
     let (x0, y0) = class[0].centre();
     let mut sites: Vec<(i64, i64)> = Vec::with_capacity(class.len());
+    let (mut ox, mut oy) = (0.0, 0.0);
     for b in class {
         let (x, y) = b.centre();
         let (tx, ty) = ((x - x0) / px, (y - y0) / py);
@@ -498,8 +509,12 @@ fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
         if (tx - kx).abs() > p.on_lattice || (ty - ky).abs() > p.on_lattice {
             return None;
         }
+        ox += (tx - kx) * px;
+        oy += (ty - ky) * py;
         sites.push((kx as i64, ky as i64));
     }
+    let n = class.len() as f64;
+    let (fx, fy) = (ox / n, oy / n);
     sites.sort_unstable();
     sites.dedup();
     if sites.len() < class.len() {
@@ -513,18 +528,6 @@ fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
         sites.iter().map(|s| s.1).min()?,
         sites.iter().map(|s| s.1).max()?,
     );
-    // The phase: the mean offset of the centres from their sites.
-    let n = class.len() as f64;
-    let fx = class
-        .iter()
-        .map(|b| b.centre().0 - x0 - ((b.centre().0 - x0) / px).round() * px)
-        .sum::<f64>()
-        / n;
-    let fy = class
-        .iter()
-        .map(|b| b.centre().1 - y0 - ((b.centre().1 - y0) / py).round() * py)
-        .sum::<f64>()
-        / n;
     Some(BlobLattice {
         x: BlobAxis {
             pitch: px,
@@ -654,9 +657,7 @@ fn lattice_of(
 ) -> Option<BlobLattice> {
     let px = class_pitch(class, true)?;
     let py = class_pitch(class, false)?;
-    // The boxes miss the outline's boundary pixels, about one a side.
-    let size_x = median(class.iter().map(Blob::width).collect())? + 2.0;
-    let size_y = median(class.iter().map(Blob::height).collect())? + 2.0;
+    let (size_x, size_y) = tile_size(class)?;
     if px < 0.9 * size_x || py < 0.9 * size_y || px > 2.5 * py || py > 2.5 * px {
         return None;
     }

@@ -1624,9 +1624,8 @@ pub fn sparse_candidates(img: &RgbImage, hints: Hints, params: &FindParams) -> V
 
 /// Lattices over tiles alike standing side by side ([`few_blob_lattices`]),
 /// too few or too scattered for a lattice of blobs: where they are and
-/// their pitch, not where the board
-/// ends (their extent is the tiles'). Taken only as a board framed on its
-/// panel (`calibrate::read_sparse`).
+/// their pitch, not where the board ends (their extent is the tiles').
+/// Taken only as a board framed on its panel (`calibrate::read_sparse`).
 pub fn few_candidates(img: &RgbImage, params: &FindParams) -> Vec<FoundGrid> {
     few_blob_lattices(img, &params.blobs)
         .iter()
@@ -1634,10 +1633,9 @@ pub fn few_candidates(img: &RgbImage, params: &FindParams) -> Vec<FoundGrid> {
         .map(|l| {
             let (xs, ys) = (blob_axis(l.x, params), blob_axis(l.y, params));
             let cells = sample_blob_cells(img, &xs, &ys, params);
-            let uniform = uniform_cells(&cells, params) as f64 / cells.len().max(1) as f64;
             FoundGrid {
                 from_blobs: true,
-                ..found_grid(&xs, &ys, &cells, (0.0, uniform, 0.0))
+                ..unscored(&xs, &ys, &cells, params)
             }
         })
         .collect()
@@ -2041,8 +2039,7 @@ fn judged(
     };
     let scored = match (source, score_lattice(&cells, xs, ys, params)) {
         (Source::Sparse, Err(why)) if SPARSE_REFUSALS.contains(&why) => {
-            let uniform = uniform_cells(&cells, params) as f64 / cells.len().max(1) as f64;
-            return Ok(found_grid(xs, ys, &cells, (0.0, uniform, 0.0)));
+            return Ok(unscored(xs, ys, &cells, params));
         }
         (_, scored) => scored,
     };
@@ -2073,6 +2070,13 @@ fn judged(
             ))
         }
     }
+}
+
+/// A lattice handed over with no score (a board of pieces on many empty
+/// cells, which the lattice tests refuse): its share of uniform cells only.
+fn unscored(xs: &Axis, ys: &Axis, cells: &[(Lab, f32)], params: &FindParams) -> FoundGrid {
+    let uniform = uniform_cells(cells, params) as f64 / cells.len().max(1) as f64;
+    found_grid(xs, ys, cells, (0.0, uniform, 0.0))
 }
 
 /// What a lattice that passed its tests is handed over as: its axes, its
