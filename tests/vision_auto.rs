@@ -137,7 +137,9 @@ type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
 /// the pitch across, 7101 a row over the panel's margin, both refused
 /// before), two went (7125 and 7163, a row too many). With the blob
 /// lattice's pitch first on collapse boards: 73 exact, 11 wrong size (7100
-/// read right).
+/// read right). Through the tiles side by side, specks on any framed board
+/// and small lattices giving way (2026-11-28, first session): 118 exact, 5
+/// wrong size; with frames at one margin all round (second session): 125.
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -164,12 +166,12 @@ fn sparse_boards_measured() {
     });
     if (from, n) == (7000, 200) {
         assert!(
-            all.exact >= 101,
+            all.exact >= 125,
             "sparse boards read exactly: {}",
             all.exact
         );
         assert!(
-            all.wrong_size <= 10,
+            all.wrong_size <= 5,
             "sparse boards of a wrong size: {}",
             all.wrong_size
         );
@@ -361,6 +363,28 @@ fn framed_boards_read_these() {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
+/// Generic boards of scattered pieces with no tile on their bottom row or
+/// left column, read to their frame when it is seen all round at one
+/// margin (`even_margins` in `vision::calibrate`; refused before the
+/// second session of 2026-11-28): 7071 (7x11, its bottom row empty), 7313
+/// (6x5, three empty rows), 7046, 7299, 7332 (8x6, read 7x6). A coarse
+/// lattice over the whole screen, framed by the picture's edge, stays
+/// refused (7093: 4x5 for 10x11), and one framed a little off centre by
+/// the picture's edge (7115: 6x7 for 7x13).
+#[test]
+fn framed_boards_at_one_margin_may_end_in_an_empty_line() {
+    for seed in [7071, 7313, 7046, 7299, 7332] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+    for seed in [7093, 7115] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
     }
 }
 

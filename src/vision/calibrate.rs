@@ -2030,7 +2030,7 @@ fn to_frame(
         return keep(reading, cal);
     }
     match read_board(img, &wider) {
-        Ok(r) if plausible(&r.board, true, false).is_ok() => {
+        Ok(r) if plausible(&r.board, Seen::Known, false).is_ok() => {
             tracing::debug!(
                 "{}x{} framed to {}x{}",
                 cal.rows,
@@ -2058,7 +2058,8 @@ fn grown_known(
         let Some(wider) = extended(img, &cal, opts, growth) else {
             continue;
         };
-        let r = read_board(img, &wider).and_then(|r| plausible(&r.board, false, false).map(|_| r));
+        let r = read_board(img, &wider)
+            .and_then(|r| plausible(&r.board, Seen::Guessed, false).map(|_| r));
         tracing::debug!(
             "{}x{} grown to {}x{}: {}",
             cal.rows,
@@ -2517,7 +2518,8 @@ pub(super) fn read_found(
     let reading = read_board(img, &cal)?;
     let (rows, cols) = (reading.board.rows(), reading.board.cols());
     let sized = opts.hints.rows == Some(rows) && opts.hints.cols == Some(cols);
-    plausible(&reading.board, sized, false)?;
+    let extent = if sized { Seen::Known } else { Seen::Guessed };
+    plausible(&reading.board, extent, false)?;
     Ok((reading, cal))
 }
 
@@ -3089,6 +3091,24 @@ fn frame_seen_within(
     e: Emptiness,
     reach: usize,
 ) -> bool {
+    let found = frame_distances(img, cal, rows, before, e, reach);
+    let framed = found.iter().filter(|d| d.is_some()).count();
+    !found.is_empty() && 10 * framed >= 9 * found.len()
+}
+
+/// For each of three points a cell along side (`rows`, `before`) of the
+/// lattice, how many pixels past the tiles' outer edge the first point
+/// off the picture or unlike the board's empty colour lies (1 to
+/// `reach`) and whether it is on the picture; None where every point up to
+/// `reach` looks empty.
+fn frame_distances(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    before: bool,
+    e: Emptiness,
+    reach: usize,
+) -> Vec<Option<(usize, bool)>> {
     let g = &cal.grid;
     let along = if rows { cal.cols } else { cal.rows };
     let (edge, out) = match (rows, before) {
@@ -3097,8 +3117,7 @@ fn frame_seen_within(
         (false, true) => (g.left - g.gap_x / 2.0, -1.0),
         (false, false) => (g.left + cal.cols as f64 * g.pitch_x() - g.gap_x / 2.0, 1.0),
     };
-    let mut framed = 0;
-    let mut n = 0;
+    let mut found = Vec::with_capacity(3 * along);
     for i in 0..along {
         for t in [0.25, 0.5, 0.75] {
             let at = |d: f64| {
@@ -3109,15 +3128,52 @@ fn frame_seen_within(
                     (e, g.top + (i as f64 + t) * g.pitch_y())
                 }
             };
-            n += 1;
-            framed += (1..=reach).any(|d| {
+            found.push((1..=reach).find_map(|d| {
                 let (x, y) = at(d as f64);
-                lab_at(img, x, y).is_none_or(|lab| e.unlike(cal, lab))
-            }) as usize;
+                match lab_at(img, x, y) {
+                    None => Some((d, false)),
+                    Some(lab) => e.unlike(cal, lab).then_some((d, true)),
+                }
+            }));
         }
     }
-    n > 0 && 10 * framed >= 9 * n
+    found
 }
+
+/// True when the board's frame is seen on all four sides of the lattice
+/// within a line ([`frame_within_a_line`]'s reach), on the picture (its
+/// edge is no frame: a coarse lattice over the whole screen), at one margin: the
+/// median distance to it on each side within [`MARGIN_SLACK`] of a pitch
+/// (at least 3 pixels) of every other side's. A panel drawn round a board
+/// keeps the same margin all round; a lattice one line short of its board
+/// (an empty last row taken for the margin) sees a pitch more on that side.
+fn even_margins(img: &RgbImage, cal: &Calibration, e: Emptiness) -> bool {
+    let g = &cal.grid;
+    let pitch = g.pitch_x().min(g.pitch_y());
+    let reach = (0.9 * g.pitch_x().max(g.pitch_y())).max(4.0) as usize;
+    let mut medians = Vec::with_capacity(4);
+    for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
+        let found = frame_distances(img, cal, rows, before, e, reach);
+        let mut d: Vec<f32> = found
+            .iter()
+            .flatten()
+            .filter(|f| f.1)
+            .map(|&(d, _)| d as f32)
+            .collect();
+        if d.is_empty() || 10 * d.len() < 9 * found.len() {
+            return false;
+        }
+        medians.push(median_mut(&mut d) as f64);
+    }
+    let (lo, hi) = medians
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+    tracing::debug!("margins {medians:?}");
+    hi - lo <= (MARGIN_SLACK * pitch).max(3.0)
+}
+
+/// How far apart (in pitches) the margins of [`even_margins`] may be.
+const MARGIN_SLACK: f64 = 0.15;
 
 /// A lattice whose outer lines are mostly empty, grown over lines that read
 /// as tiles and empty cells until the board's frame is seen on all four
@@ -3339,7 +3395,9 @@ fn empty_points(img: &RgbImage, cal: &Calibration, cell: Cell, empty: Lab, limit
 
 /// A lattice refused for its empty outer lines, read over its framed extent
 /// ([`framed`]) with the checks for a board of known size: any line may be
-/// mostly empty, the bottom row and the left column must hold a tile.
+/// mostly empty, the bottom row and the left column must hold a tile
+/// unless the frame is seen all round at one margin ([`even_margins`]) on a
+/// board that does not collapse (scattered pieces need not touch them).
 /// Unread cells must be a hover ([`unhovered`]) or [`specks`]: popups over
 /// a cell or two, read `?` (a dialog over the emptied area, Swell Foop's
 /// "Play again", is two unread cells side by side), or pieces covered by a
@@ -3384,7 +3442,24 @@ fn read_framed(
         let one_kind = one_colour
             && super::family::collapses(&opts.game)
             && tiles_alike(img, &grown, &reading.board);
-        plausible(&reading.board, true, one_kind).ok()?;
+        // A board of scattered pieces need not have a tile on its bottom
+        // row or left column; where its frame is seen all round at one
+        // margin, its extent is seen (a collapse board's tiles settle
+        // into that corner).
+        let extent = if !super::family::collapses(&opts.game)
+            && even_margins(
+                img,
+                &grown,
+                Emptiness {
+                    limit: opts.params.empty_distance,
+                    inside: empty_inside(img, &grown, opts.params.empty_distance),
+                },
+            ) {
+            Seen::Framed
+        } else {
+            Seen::Known
+        };
+        plausible(&reading.board, extent, one_kind).ok()?;
         Some((reading, grown))
     })
 }
@@ -3674,7 +3749,8 @@ fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f
 /// may most cells (a collapse board mid-game empties from the top and the
 /// right, its columns stand at any height; a well empties from the top), but
 /// the bottom row and the left column must each hold a tile.
-fn plausible(board: &Board, sized: bool, one_kind: bool) -> Result<(), VisionError> {
+fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionError> {
+    let sized = extent != Seen::Guessed;
     let cells = board.cells();
     let mut counts = [0usize; 10];
     for &v in cells {
@@ -3764,6 +3840,9 @@ fn plausible(board: &Board, sized: bool, one_kind: bool) -> Result<(), VisionErr
             )));
         }
     }
+    if extent == Seen::Framed {
+        return Ok(());
+    }
     if sized {
         let bottom = (0..cols).any(|c| board.get(rows - 1, c) != EMPTY);
         let left = (0..rows).any(|r| board.get(r, 0) != EMPTY);
@@ -3784,6 +3863,19 @@ fn plausible(board: &Board, sized: bool, one_kind: bool) -> Result<(), VisionErr
         }
     }
     Ok(())
+}
+
+/// What [`plausible`] knows of a lattice's extent.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Seen {
+    /// Found from the tiles alone.
+    Guessed,
+    /// Given by the user, or framed on a collapse board: the bottom row and
+    /// the left column must each hold a tile.
+    Known,
+    /// Framed all round at one margin ([`even_margins`]): any line may be
+    /// empty.
+    Framed,
 }
 
 /// True when every tile of `board` (its cells read as a colour) shows the
@@ -4002,6 +4094,48 @@ mod tests {
             Sampling::rings(),
             palette,
         )
+    }
+
+    #[test]
+    fn a_frame_at_one_margin_all_round_is_even() {
+        // A grey panel (100..290 x 100..260) on a blue backdrop, a 4x5
+        // lattice of 30 pixels 20 in from its edges.
+        let panel = |right: u32| {
+            RgbImage::from_fn(400, 400, |x, y| {
+                if (100..right).contains(&x) && (100..260).contains(&y) {
+                    image::Rgb([150, 150, 150])
+                } else {
+                    image::Rgb([40, 60, 160])
+                }
+            })
+        };
+        let img = panel(290);
+        let grey = rgb_to_lab([150, 150, 150]);
+        let e = Emptiness {
+            limit: 12.0,
+            inside: Some((grey, 6.0)),
+        };
+        assert!(even_margins(
+            &img,
+            &lattice(4, 5, (121.5, 121.5), (30.0, 30.0)),
+            e
+        ));
+        // One row short: its last row's place taken for the margin.
+        assert!(!even_margins(
+            &img,
+            &lattice(3, 5, (121.5, 121.5), (30.0, 30.0)),
+            e
+        ));
+        // Off centre by more than the slack.
+        assert!(!even_margins(
+            &img,
+            &lattice(4, 5, (111.5, 121.5), (30.0, 30.0)),
+            e
+        ));
+        // The panel runs on to the picture's edge: no frame on that side.
+        let cut = panel(400);
+        let wide = lattice(4, 9, (121.5, 121.5), (30.0, 30.0));
+        assert!(!even_margins(&cut, &wide, e));
     }
 
     #[test]
@@ -4579,8 +4713,8 @@ mod tests {
         // Two odd cells on 18: stripes no longer.
         assert_eq!(striped_of("122221/111111/333333"), None);
         let b: Board = "000/000/111".parse().expect("board text");
-        assert!(plausible(&b, false, false).is_err());
-        assert!(plausible(&b, true, false).is_err());
+        assert!(plausible(&b, Seen::Guessed, false).is_err());
+        assert!(plausible(&b, Seen::Known, false).is_err());
     }
 
     #[test]
@@ -4593,7 +4727,7 @@ mod tests {
         );
         assert_eq!(repeats_of("0120/12?1/0120/1201/0120"), Some(("row", 2)));
         let b: Board = "00100100/10110110/00100100".parse().expect("board text");
-        assert!(plausible(&b, false, false).is_err());
+        assert!(plausible(&b, Seen::Guessed, false).is_err());
         // Under 12 cells repeated: chance, not UI.
         assert_eq!(repeats_of("012/012/120"), None);
         // Dealt boards: none of 3000 (3-6 colours, 3-12 a side) repeats.
@@ -4642,9 +4776,9 @@ mod tests {
         assert!(!holes_of(".1..2./111222/.1..2./.2.1../222111/.2..1."));
         // Through `plausible`: read, or refused as before.
         let b: Board = "1222/.13./212.".parse().expect("board text");
-        assert!(plausible(&b, false, false).is_ok());
+        assert!(plausible(&b, Seen::Guessed, false).is_ok());
         let b: Board = "1.../12../121./1212".parse().expect("board text");
-        assert!(plausible(&b, false, false).is_err());
+        assert!(plausible(&b, Seen::Guessed, false).is_err());
     }
 
     #[test]
