@@ -139,7 +139,8 @@ type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
 /// lattice's pitch first on collapse boards: 73 exact, 11 wrong size (7100
 /// read right). Through the tiles side by side, specks on any framed board
 /// and small lattices giving way (2026-11-28, first session): 118 exact, 5
-/// wrong size; with frames at one margin all round (second session): 125.
+/// wrong size; with frames at one margin all round (second session): 125;
+/// with the grain of empty lines: 127, 4 wrong size.
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -166,12 +167,12 @@ fn sparse_boards_measured() {
     });
     if (from, n) == (7000, 200) {
         assert!(
-            all.exact >= 125,
+            all.exact >= 127,
             "sparse boards read exactly: {}",
             all.exact
         );
         assert!(
-            all.wrong_size <= 5,
+            all.wrong_size <= 4,
             "sparse boards of a wrong size: {}",
             all.wrong_size
         );
@@ -386,6 +387,23 @@ fn framed_boards_at_one_margin_may_end_in_an_empty_line() {
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
     }
+}
+
+/// A textured backdrop round a flat panel of nearly its colour is no line
+/// of the board's empty cells (`grain` in `vision::calibrate`, second
+/// session of 2026-11-28): boards grown a line past their panel before,
+/// now refused (7232: 14x10 for 11x10; 7292: 10x13 for 9x13; 7432: 15x13
+/// for 14x13), or read (7149, a 4x11 corner of its board refused before).
+#[test]
+fn a_grainy_backdrop_is_no_line_of_a_flat_board() {
+    for seed in [7232, 7292, 7432] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
+    }
+    let (board, style, img, occluded, game) = sparse_case(7149);
+    let (t, note) = read_case(7149, (board, style, img, occluded), game, false);
+    assert_eq!(t.right, t.total, "seed 7149: {note}");
 }
 
 /// A small lattice, or one with tiles beyond it, read as a board over a

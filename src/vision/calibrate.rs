@@ -3051,9 +3051,35 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, e: Em
 pub(super) struct Emptiness {
     pub(super) limit: f32,
     pub(super) inside: Option<(Lab, f32)>,
+    /// The median ΔE of the points of the board's empty cells from their
+    /// colour ([`grain`]), when `inside` is known.
+    pub(super) grain: Option<f32>,
 }
 
 impl Emptiness {
+    /// The emptiness of `cal`'s board in `img`: its own empty colour when
+    /// it shows three empty cells or more ([`empty_inside`]), and their
+    /// [`grain`].
+    pub(super) fn of(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
+        let empty: Vec<(Cell, Lab)> = read_cells(img, cal)
+            .map(|cells| {
+                (0..cal.rows * cal.cols)
+                    .filter(|&i| cells[i].value == EMPTY)
+                    .map(|i| (Cell::new(i / cal.cols, i % cal.cols), cells[i].lab))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let labs: Vec<Lab> = empty.iter().map(|e| e.1).collect();
+        let inside = empty_inside(&labs, limit);
+        let cells: Vec<Cell> = empty.iter().map(|e| e.0).collect();
+        let grain = inside.and_then(|(e, _)| grain(img, cal, &cells, e));
+        Emptiness {
+            limit,
+            inside,
+            grain,
+        }
+    }
+
     /// True when `lab` is unlike the board's empty cells.
     fn unlike(&self, cal: &Calibration, lab: Lab) -> bool {
         match self.inside {
@@ -3206,8 +3232,8 @@ fn framed(
     // flat all over: there a line must show it at four fifths of its
     // points and may hold a popup.
     let collapse = super::family::collapses(&opts.game);
-    let inside = empty_inside(img, cal, limit);
-    let look = Emptiness { limit, inside };
+    let look = Emptiness::of(img, cal, limit);
+    let inside = look.inside;
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
     let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
@@ -3290,22 +3316,17 @@ fn framed(
     Some(cur)
 }
 
-/// The colour the board's own empty cells show, and how near a point of
-/// an empty cell lies to it: three times the cells' median departure from
-/// it plus [`EMPTY_NOISE`], within `limit`. None under three empty cells.
+/// The colour the board's own empty cells show (`labs`, their colours),
+/// and how near a point of an empty cell lies to it: three times the cells'
+/// median departure from it plus [`EMPTY_NOISE`], within `limit`. None
+/// under three empty cells.
 /// A panel a few ΔE off the backdrop round it (under the empty distance)
 /// still ends where the backdrop starts.
-pub(super) fn empty_inside(img: &RgbImage, cal: &Calibration, limit: f32) -> Option<(Lab, f32)> {
-    let cells = read_cells(img, cal).ok()?;
-    let labs: Vec<Lab> = cells
-        .iter()
-        .filter(|c| c.value == EMPTY)
-        .map(|c| c.lab)
-        .collect();
+fn empty_inside(labs: &[Lab], limit: f32) -> Option<(Lab, f32)> {
     if labs.len() < 3 {
         return None;
     }
-    let centre = median_lab(&labs);
+    let centre = median_lab(labs);
     let mut d: Vec<f32> = labs.iter().map(|l| delta_e(*l, centre)).collect();
     let near = (3.0 * median_mut(&mut d) + EMPTY_NOISE).min(limit);
     Some((centre, near))
@@ -3349,6 +3370,13 @@ fn outer_cells(cal: &Calibration, rows: bool, before: bool) -> impl Iterator<Ite
 /// pitch, grown ten lines past its tiles, sees a line over the margin more
 /// than half inside. (Not for every game: Four-in-a-row's lattice, 78
 /// pixels for 74, sees its seventh column three fifths on the board.)
+///
+/// With `look.grain` (and `inside`), the cell's points may lie no farther
+/// from the empty colour, at their median, than [`GRAIN_FACTOR`] times the
+/// board's empty cells' points plus [`GRAIN_SLACK`]: a textured backdrop
+/// round a flat panel of nearly its colour is no line of the board
+/// (synthetic sparse seeds 7232, 7292, 7432: boards grown a line past
+/// their panel).
 fn empty_throughout(
     img: &RgbImage,
     cal: &Calibration,
@@ -3369,6 +3397,14 @@ fn empty_throughout(
     let Some((empty, limit)) = look.inside.or(nearest) else {
         return false;
     };
+    // The line's empty cells show the board's surface, not another of its
+    // colour: no grainier than the board's own empty cells (a textured
+    // backdrop round a flat panel of the same colour).
+    if let (Some(g), true) = (look.grain, look.inside.is_some()) {
+        if grain(img, cal, &[cell], empty).is_none_or(|d| d > GRAIN_FACTOR * g + GRAIN_SLACK) {
+            return false;
+        }
+    }
     let n = empty_points(img, cal, cell, empty, limit);
     if strict && look.inside.is_some() {
         return 5 * n >= 4 * EMPTY_POINTS;
@@ -3376,21 +3412,47 @@ fn empty_throughout(
     2 * n > EMPTY_POINTS
 }
 
+/// How much grainier than the board's empty cells a cell may be to be one
+/// of them ([`empty_throughout`]): `GRAIN_FACTOR * grain + GRAIN_SLACK`.
+const GRAIN_FACTOR: f32 = 2.0;
+const GRAIN_SLACK: f32 = 2.0;
+
 /// Points [`empty_points`] looks at in a cell (5x5).
 const EMPTY_POINTS: usize = 25;
 
 /// How many of 5x5 points across nine tenths of cell `cell`'s pitch lie
 /// within `limit` of colour `empty`.
 fn empty_points(img: &RgbImage, cal: &Calibration, cell: Cell, empty: Lab, limit: f32) -> usize {
+    departures(img, cal, cell, empty)
+        .filter(|d| d.is_some_and(|d| d <= limit))
+        .count()
+}
+
+/// ΔE from colour `empty` of each of 5x5 points across nine tenths of cell
+/// `cell`'s pitch (None off the picture).
+fn departures<'a>(
+    img: &'a RgbImage,
+    cal: &Calibration,
+    cell: Cell,
+    empty: Lab,
+) -> impl Iterator<Item = Option<f32>> + 'a {
     let (cx, cy) = cal.cell_centre(cell);
     let (px, py) = (cal.grid.pitch_x(), cal.grid.pitch_y());
     let t = |i: usize| 0.9 * ((i as f64 + 0.5) / 5.0 - 0.5);
-    (0..EMPTY_POINTS)
-        .filter(|&k| {
-            lab_at(img, cx + t(k % 5) * px, cy + t(k / 5) * py)
-                .is_some_and(|lab| delta_e(lab, empty) <= limit)
-        })
-        .count()
+    (0..EMPTY_POINTS).map(move |k| {
+        lab_at(img, cx + t(k % 5) * px, cy + t(k / 5) * py).map(|lab| delta_e(lab, empty))
+    })
+}
+
+/// The median ΔE of the points of `cells` (5x5 each, see [`departures`])
+/// from `empty`: how grainy an empty surface is.
+fn grain(img: &RgbImage, cal: &Calibration, cells: &[Cell], empty: Lab) -> Option<f32> {
+    let mut d: Vec<f32> = cells
+        .iter()
+        .flat_map(|&c| departures(img, cal, c, empty))
+        .flatten()
+        .collect();
+    (!d.is_empty()).then(|| median_mut(&mut d))
 }
 
 /// A lattice refused for its empty outer lines, read over its framed extent
@@ -3450,10 +3512,7 @@ fn read_framed(
             && even_margins(
                 img,
                 &grown,
-                Emptiness {
-                    limit: opts.params.empty_distance,
-                    inside: empty_inside(img, &grown, opts.params.empty_distance),
-                },
+                Emptiness::of(img, &grown, opts.params.empty_distance),
             ) {
             Seen::Framed
         } else {
@@ -3686,6 +3745,7 @@ fn read_on_backdrop(
     let e = Emptiness {
         limit: p.empty_distance,
         inside: None,
+        grain: None,
     };
     let framed = sides
         .iter()
@@ -4114,6 +4174,7 @@ mod tests {
         let e = Emptiness {
             limit: 12.0,
             inside: Some((grey, 6.0)),
+            grain: Some(0.0),
         };
         assert!(even_margins(
             &img,
@@ -4136,6 +4197,47 @@ mod tests {
         let cut = panel(400);
         let wide = lattice(4, 9, (121.5, 121.5), (30.0, 30.0));
         assert!(!even_margins(&cut, &wide, e));
+    }
+
+    #[test]
+    fn a_grainy_cell_is_not_one_of_a_flat_boards_empty_cells() {
+        // Left half a flat grey panel, right half the same grey with grain.
+        let img = RgbImage::from_fn(200, 100, |x, y| {
+            let n = if x < 100 {
+                0
+            } else {
+                ((x * 7 + y * 13) % 17) as i32 - 8
+            };
+            let v = (150 + 2 * n) as u8;
+            image::Rgb([v, v, v])
+        });
+        let cal = lattice(2, 4, (10.0, 10.0), (40.0, 40.0));
+        let grey = rgb_to_lab([150, 150, 150]);
+        let flat = grain(&img, &cal, &[Cell::new(0, 0), Cell::new(1, 1)], grey);
+        assert_eq!(flat, Some(0.0));
+        let look = Emptiness {
+            limit: 12.0,
+            inside: Some((grey, 12.0)),
+            grain: flat,
+        };
+        assert!(empty_throughout(&img, &cal, Cell::new(0, 1), look, false));
+        // Its points lie within the limit of the grey, but grainier.
+        assert_eq!(
+            empty_points(&img, &cal, Cell::new(0, 3), grey, 12.0),
+            EMPTY_POINTS
+        );
+        assert!(!empty_throughout(&img, &cal, Cell::new(0, 3), look, false));
+        let no_grain = Emptiness {
+            grain: None,
+            ..look
+        };
+        assert!(empty_throughout(
+            &img,
+            &cal,
+            Cell::new(0, 3),
+            no_grain,
+            false
+        ));
     }
 
     #[test]

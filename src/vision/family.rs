@@ -15,8 +15,8 @@
 use image::RgbImage;
 
 use super::calibrate::{
-    empty_inside, found_on, frame_within_a_line, open_sides, read_auto_free, read_found,
-    CalibrateOptions, Emptiness,
+    found_on, frame_within_a_line, open_sides, read_auto_free, read_found, CalibrateOptions,
+    Emptiness,
 };
 use super::find::Hints;
 use super::layout::Calibration;
@@ -84,10 +84,7 @@ pub fn read_sized(
         // goes on there unless its frame is seen just beyond.
         let limit = opts.params.empty_distance;
         let b = &reading.board;
-        let look = Emptiness {
-            limit,
-            inside: empty_inside(img, &cal, limit),
-        };
+        let look = Emptiness::of(img, &cal, limit);
         let top = (0..cols).any(|c| b.get(0, c) == EMPTY)
             && !frame_within_a_line(img, &cal, true, true, look);
         let right = (0..rows).any(|r| b.get(r, cols - 1) == EMPTY)
