@@ -141,7 +141,8 @@ type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
 /// and small lattices giving way (2026-11-28, first session): 118 exact, 5
 /// wrong size; with frames at one margin all round (second session): 125;
 /// with the grain of empty lines: 127, 4 wrong size; with blobs off a few
-/// tiles' lattice left out: 133.
+/// tiles' lattice left out: 133; markers read as empty taken for popups:
+/// 135.
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -168,7 +169,7 @@ fn sparse_boards_measured() {
     });
     if (from, n) == (7000, 200) {
         assert!(
-            all.exact >= 133,
+            all.exact >= 135,
             "sparse boards read exactly: {}",
             all.exact
         );
@@ -418,6 +419,20 @@ fn a_grainy_backdrop_is_no_line_of_a_flat_board() {
 #[test]
 fn a_few_tiles_read_past_blobs_off_their_lattice() {
     for seed in [7065, 7096, 7138, 7221, 7363, 7394, 7093, 7140, 7300, 7052] {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
+/// Collapse boards framed past a marker over their emptied area that the
+/// palette reads as empty (a dark square, the backdrop's colour): the cell
+/// that is not empty all over counts as the one popup a line may hold
+/// (`framed` in `vision::calibrate`, second session of 2026-11-28);
+/// refused before: samegame 7067, 7084, 7278, 7288, 7298.
+#[test]
+fn a_marker_read_as_empty_is_a_popup_on_a_collapse_board() {
+    for seed in [7067, 7084, 7278, 7288, 7298] {
         let (board, style, img, occluded, game) = sparse_case(seed);
         let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");

@@ -3288,16 +3288,24 @@ fn framed(
             // board one cell of the line may be unread: a popup over its
             // emptied area (the board's checks allow two, apart), unless
             // the frame is seen less than a line away.
-            let unread = next.as_ref().map_or(0, |(_, line)| {
-                line.iter().filter(|&&v| v != EMPTY && v > 9).count()
+            // A line of no tile: its cells read as empty must show the
+            // board's empty colour all over; on a collapse board one that
+            // does not is a popup over the emptied area, as an unread
+            // cell is (a dark marker the palette takes for the backdrop).
+            let unread = next.as_ref().map_or(0, |(next, line)| {
+                let odd = if line.iter().any(|&v| v <= 9) {
+                    0
+                } else {
+                    outer_cells(next, rows, before)
+                        .zip(line)
+                        .filter(|(_, &v)| v == EMPTY)
+                        .filter(|(cell, _)| !empty_throughout(img, next, *cell, look, collapse))
+                        .count()
+                };
+                odd + line.iter().filter(|&&v| v != EMPTY && v > 9).count()
             });
-            let grows = next.as_ref().is_some_and(|(next, line)| {
-                (unread == 0 || (collapse && inside.is_some() && unread == 1 && line.len() >= 4))
-                    && (line.iter().any(|&v| v <= 9)
-                        || outer_cells(next, rows, before)
-                            .zip(line)
-                            .filter(|(_, &v)| v == EMPTY)
-                            .all(|(cell, _)| empty_throughout(img, next, cell, look, collapse)))
+            let grows = next.as_ref().is_some_and(|(_, line)| {
+                unread == 0 || (collapse && inside.is_some() && unread == 1 && line.len() >= 4)
             });
             if !tiles
                 && (!grows || unread > 0)
