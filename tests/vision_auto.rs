@@ -184,6 +184,26 @@ fn sparse_boards_measured() {
     }
 }
 
+/// Asserts that each sparse case ([`sparse_case`]) of `seeds` reads
+/// exactly.
+fn sparse_read_exactly(seeds: &[u64]) {
+    for &seed in seeds {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
+/// Asserts that no sparse case of `seeds` reads at a wrong size (refused
+/// or read at the drawn size).
+fn sparse_never_wrong_size(seeds: &[u64]) {
+    for &seed in seeds {
+        let (board, style, img, occluded, game) = sparse_case(seed);
+        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
+    }
+}
+
 fn run_case(seed: u64) -> (Tally, String) {
     // `SYNTH_HINTS=1`: the board's size is given, as `--rows/--cols` do.
     let sized = std::env::var("SYNTH_HINTS").is_ok();
@@ -360,13 +380,9 @@ fn tally_by(seeds: &[u64], run: impl Fn(u64) -> (Tally, String) + Sync) -> (f64,
 /// 7042.
 #[test]
 fn framed_boards_read_these() {
-    for seed in [
+    sparse_read_exactly(&[
         7019, 7034, 7336, 7385, 7031, 7076, 7131, 7100, 7293, 7004, 7042,
-    ] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    ]);
 }
 
 /// Generic boards of scattered pieces with no tile on their bottom row or
@@ -379,16 +395,8 @@ fn framed_boards_read_these() {
 /// the picture's edge (7115: 6x7 for 7x13).
 #[test]
 fn framed_boards_at_one_margin_may_end_in_an_empty_line() {
-    for seed in [7071, 7313, 7046, 7299, 7332] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
-    for seed in [7093, 7115] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
-    }
+    sparse_read_exactly(&[7071, 7313, 7046, 7299, 7332]);
+    sparse_never_wrong_size(&[7093, 7115]);
 }
 
 /// A textured backdrop round a flat panel of nearly its colour is no line
@@ -398,14 +406,8 @@ fn framed_boards_at_one_margin_may_end_in_an_empty_line() {
 /// for 14x13), or read (7149, a 4x11 corner of its board refused before).
 #[test]
 fn a_grainy_backdrop_is_no_line_of_a_flat_board() {
-    for seed in [7232, 7292, 7432] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
-    }
-    let (board, style, img, occluded, game) = sparse_case(7149);
-    let (t, note) = read_case(7149, (board, style, img, occluded), game, false);
-    assert_eq!(t.right, t.total, "seed 7149: {note}");
+    sparse_never_wrong_size(&[7232, 7292, 7432]);
+    sparse_read_exactly(&[7149]);
 }
 
 /// Boards of a few tiles whose class of blobs alike holds something else
@@ -418,11 +420,7 @@ fn a_grainy_backdrop_is_no_line_of_a_flat_board() {
 /// when its marker set the rows' pitch.
 #[test]
 fn a_few_tiles_read_past_blobs_off_their_lattice() {
-    for seed in [7065, 7096, 7138, 7221, 7363, 7394, 7093, 7140, 7300, 7052] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    sparse_read_exactly(&[7065, 7096, 7138, 7221, 7363, 7394, 7093, 7140, 7300, 7052]);
 }
 
 /// Collapse boards framed past a marker over their emptied area that the
@@ -432,11 +430,7 @@ fn a_few_tiles_read_past_blobs_off_their_lattice() {
 /// refused before: samegame 7067, 7084, 7278, 7288, 7298.
 #[test]
 fn a_marker_read_as_empty_is_a_popup_on_a_collapse_board() {
-    for seed in [7067, 7084, 7278, 7288, 7298] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    sparse_read_exactly(&[7067, 7084, 7278, 7288, 7298]);
 }
 
 /// A small lattice, or one with tiles beyond it, read as a board over a
@@ -452,11 +446,7 @@ fn a_marker_read_as_empty_is_a_popup_on_a_collapse_board() {
 /// (a 5x3 block of tiles in the corner of an 11x8 panel).
 #[test]
 fn small_lattices_give_way_to_the_board_of_pieces() {
-    for seed in [7168, 7134, 7080] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    sparse_read_exactly(&[7168, 7134, 7080]);
     for seed in [4038, 5326, 5315, 5375] {
         let (t, note) = run_case(seed);
         assert_eq!(t.right, t.total, "seed {seed}: {note}");
@@ -471,11 +461,7 @@ fn small_lattices_give_way_to_the_board_of_pieces() {
 /// 7035.
 #[test]
 fn tiles_side_by_side_give_a_mostly_empty_board() {
-    for seed in [7007, 7070, 7139, 7011, 7035] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    sparse_read_exactly(&[7007, 7070, 7139, 7011, 7035]);
 }
 
 /// Lattices grown over UI to a framed extent with an unread cell or two,
@@ -495,11 +481,7 @@ fn specks_on_a_bar_of_ui_are_no_board() {
 /// 7313 and 7390 (3x3, `000/011/011`), dense 4281 (5x3 for 3x3).
 #[test]
 fn a_panel_on_its_backdrop_is_no_board() {
-    for seed in [7313, 7390] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
-    }
+    sparse_never_wrong_size(&[7313, 7390]);
     let (t, note) = run_case(4281);
     assert_eq!(t.wrong_size, 0, "seed 4281: {note}");
 }
@@ -510,11 +492,7 @@ fn a_panel_on_its_backdrop_is_no_board() {
 /// 3x4 for 5x12, 7364 3x8 for 12x7.
 #[test]
 fn cells_twice_as_tall_as_wide_are_no_board() {
-    for seed in [7061, 7277, 7325, 7364] {
-        let (board, style, img, occluded, game) = sparse_case(seed);
-        let (t, note) = read_case(seed, (board, style, img, occluded), game, false);
-        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
-    }
+    sparse_never_wrong_size(&[7061, 7277, 7325, 7364]);
 }
 
 /// Boards the blob lattice's refitted twin reads (`vision::blobs`, step 6)
