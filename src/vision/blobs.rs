@@ -521,8 +521,8 @@ fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
     // the most of its class on the lattice; the others are left out (a
     // glyph of UI text of the tiles' size, a marker over the board: with
     // every blob held to the lattice, sparse synthetic seeds 7000-7599 read
-    // 9 boards fewer, none more right).
-    // Per blob on the lattice: its site and its centre's offset from it.
+    // 9 boards fewer, none more right). `on(r)`: per blob on the lattice
+    // through `r`, its site and its centre's offset from it.
     let on = |r: &Blob| -> Vec<((i64, i64), (f64, f64))> {
         let (x0, y0) = r.centre();
         class

@@ -3058,25 +3058,26 @@ pub(super) struct Emptiness {
 
 impl Emptiness {
     /// The emptiness of `cal`'s board in `img`: its own empty colour when
-    /// it shows three empty cells or more ([`empty_inside`]), and their
-    /// [`grain`].
+    /// it shows three empty cells or more ([`empty_inside`]); no grain.
     pub(super) fn of(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
-        let empty: Vec<(Cell, Lab)> = read_cells(img, cal)
-            .map(|cells| {
-                (0..cal.rows * cal.cols)
-                    .filter(|&i| cells[i].value == EMPTY)
-                    .map(|i| (Cell::new(i / cal.cols, i % cal.cols), cells[i].lab))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let labs: Vec<Lab> = empty_cells(img, cal).into_iter().map(|e| e.1).collect();
+        Emptiness {
+            limit,
+            inside: empty_inside(&labs, limit),
+            grain: None,
+        }
+    }
+
+    /// [`Emptiness::of`] with the [`grain`] of the board's empty cells.
+    fn grained(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
+        let empty = empty_cells(img, cal);
         let labs: Vec<Lab> = empty.iter().map(|e| e.1).collect();
         let inside = empty_inside(&labs, limit);
         let cells: Vec<Cell> = empty.iter().map(|e| e.0).collect();
-        let grain = inside.and_then(|(e, _)| grain(img, cal, &cells, e));
         Emptiness {
             limit,
             inside,
-            grain,
+            grain: inside.and_then(|(e, _)| grain(img, cal, &cells, e)),
         }
     }
 
@@ -3091,6 +3092,19 @@ impl Emptiness {
                 .all(|&e| delta_e(lab, e) > self.limit),
         }
     }
+}
+
+/// The cells of `cal` read as empty in `img`, with their colours (none when
+/// the lattice cannot be read).
+fn empty_cells(img: &RgbImage, cal: &Calibration) -> Vec<(Cell, Lab)> {
+    read_cells(img, cal)
+        .map(|cells| {
+            (0..cal.rows * cal.cols)
+                .filter(|&i| cells[i].value == EMPTY)
+                .map(|i| (Cell::new(i / cal.cols, i % cal.cols), cells[i].lab))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// [`frame_seen_within`] up to nine tenths of a pitch past the edge: a
@@ -3232,7 +3246,7 @@ fn framed(
     // flat all over: there a line must show it at four fifths of its
     // points and may hold a popup.
     let collapse = super::family::collapses(&opts.game);
-    let look = Emptiness::of(img, cal, limit);
+    let look = Emptiness::grained(img, cal, limit);
     let inside = look.inside;
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
@@ -3287,11 +3301,10 @@ fn framed(
             // panel with the backdrop beyond is no line). On a collapse
             // board one cell of the line may be unread: a popup over its
             // emptied area (the board's checks allow two, apart), unless
-            // the frame is seen less than a line away.
-            // A line of no tile: its cells read as empty must show the
-            // board's empty colour all over; on a collapse board one that
-            // does not is a popup over the emptied area, as an unread
-            // cell is (a dark marker the palette takes for the backdrop).
+            // the frame is seen less than a line away. In a line of no
+            // tile, a cell read as empty must show the board's empty colour
+            // all over; one that does not counts as unread (a dark marker
+            // the palette takes for the backdrop).
             let unread = next.as_ref().map_or(0, |(next, line)| {
                 let odd = if line.iter().any(|&v| v <= 9) {
                     0
@@ -3515,18 +3528,23 @@ fn read_framed(
         // A board of scattered pieces need not have a tile on its bottom
         // row or left column; where its frame is seen all round at one
         // margin, its extent is seen (a collapse board's tiles settle
-        // into that corner).
-        let extent = if !super::family::collapses(&opts.game)
-            && even_margins(
-                img,
-                &grown,
-                Emptiness::of(img, &grown, opts.params.empty_distance),
-            ) {
-            Seen::Framed
-        } else {
-            Seen::Known
-        };
-        plausible(&reading.board, extent, one_kind).ok()?;
+        // into that corner). The margins are looked at only when the
+        // board fails as `Known` (`Framed` differs from it in that check
+        // alone).
+        let board = &reading.board;
+        plausible(board, Seen::Known, one_kind)
+            .or_else(|e| {
+                let margins = || {
+                    let look = Emptiness::of(img, &grown, opts.params.empty_distance);
+                    even_margins(img, &grown, look)
+                };
+                if !super::family::collapses(&opts.game) && margins() {
+                    plausible(board, Seen::Framed, one_kind)
+                } else {
+                    Err(e)
+                }
+            })
+            .ok()?;
         Some((reading, grown))
     })
 }
