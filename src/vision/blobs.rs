@@ -956,6 +956,15 @@ mod tests {
     /// Circles of `d` px on a `pitch` lattice at `(x0, y0)`, each with a
     /// ring symbol inside, colours from a cycle, on a dark background with
     /// a strip of pixel-font-like bars on top.
+    /// Fills a square of `side` pixels at `at` (its top left) with `c`.
+    fn fill_square(img: &mut RgbImage, at: (u32, u32), side: u32, c: [u8; 3]) {
+        for y in at.1..at.1 + side {
+            for x in at.0..at.0 + side {
+                img.put_pixel(x, y, Rgb(c));
+            }
+        }
+    }
+
     fn circles(rows: usize, cols: usize, pitch: f64, d: f64, x0: f64, y0: f64) -> RgbImage {
         let colours = [[200, 40, 40], [40, 170, 60], [50, 90, 210], [230, 200, 40]];
         let w = (x0 + cols as f64 * pitch + 31.0) as u32;
@@ -996,13 +1005,7 @@ mod tests {
         // side by side in the bottom row, two above the right one), and a
         // square of another size far off.
         let mut img = RgbImage::from_pixel(400, 300, Rgb([0, 0, 0]));
-        let mut square = |x0: u32, y0: u32, side: u32, c: [u8; 3]| {
-            for y in y0..y0 + side {
-                for x in x0..x0 + side {
-                    img.put_pixel(x, y, Rgb(c));
-                }
-            }
-        };
+        let mut square = |x0, y0, side, c| fill_square(&mut img, (x0, y0), side, c);
         let (blue, green) = ([50, 90, 210], [90, 180, 40]);
         for (col, row, c) in [(0, 4, blue), (1, 4, blue), (1, 3, green), (1, 2, green)] {
             square(20 + 46 * col, 40 + 46 * row, 40, c);
@@ -1023,11 +1026,7 @@ mod tests {
         // Two tiles apart by more than 1.6 sizes tell no pitch.
         let mut apart = RgbImage::from_pixel(400, 300, Rgb([0, 0, 0]));
         for x0 in [20u32, 120] {
-            for y in 40..80 {
-                for x in x0..x0 + 40 {
-                    apart.put_pixel(x, y, Rgb(blue));
-                }
-            }
+            fill_square(&mut apart, (x0, 40), 40, blue);
         }
         assert!(few_blob_lattices(&apart, &BlobParams::default()).is_empty());
     }
@@ -1038,13 +1037,7 @@ mod tests {
         // of their size half a pitch off them, and one 64 px above the
         // first (a marker: the vertical pair's gap is 24 px, the row's 6).
         let mut img = RgbImage::from_pixel(500, 400, Rgb([0, 0, 0]));
-        let mut square = |x0: u32, y0: u32, c: [u8; 3]| {
-            for y in y0..y0 + 40 {
-                for x in x0..x0 + 40 {
-                    img.put_pixel(x, y, Rgb(c));
-                }
-            }
-        };
+        let mut square = |x0, y0, c| fill_square(&mut img, (x0, y0), 40, c);
         let (blue, green) = ([50, 90, 210], [90, 180, 40]);
         for col in 0..3 {
             square(20 + 46 * col, 300, if col == 1 { green } else { blue });
