@@ -792,7 +792,10 @@ fn lattice_of(
 /// median offset), so that blobs off their tile's centre (a face cut by a
 /// symbol) do not pull it. The axis as it was with under 3 blobs or one
 /// index, or when the fit moves the pitch more than 5 %.
-fn refit(points: impl Iterator<Item = (f64, f64)>, (first, pitch): (f64, f64)) -> (f64, f64) {
+pub(super) fn refit(
+    points: impl Iterator<Item = (f64, f64)>,
+    (first, pitch): (f64, f64),
+) -> (f64, f64) {
     let pts: Vec<(f64, f64)> = points.collect();
     if pts.len() < 3 {
         return (first, pitch);

@@ -3051,6 +3051,12 @@ fn frame_seen(img: &RgbImage, cal: &Calibration, rows: bool, before: bool, e: Em
 pub(super) struct Emptiness {
     pub(super) limit: f32,
     pub(super) inside: Option<(Lab, f32)>,
+    /// How near a point must lie to the board's own empty colour on a
+    /// surface as flat as its empty cells show ([`empty_noise`]), when
+    /// nearer than `inside`'s: where no point up to the reach is unlike
+    /// it by `inside`, the frame is looked for again by this (a panel
+    /// under [`EMPTY_NOISE`] off the backdrop round it).
+    pub(super) tight: Option<f32>,
     /// The median ΔE of the points of the board's empty cells from their
     /// colour ([`grain`]), when `inside` is known.
     pub(super) grain: Option<f32>,
@@ -3060,10 +3066,12 @@ impl Emptiness {
     /// The emptiness of `cal`'s board in `img`: its own empty colour when
     /// it shows three empty cells or more ([`empty_inside`]); no grain.
     pub(super) fn of(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
-        let labs: Vec<Lab> = empty_cells(img, cal).into_iter().map(|e| e.1).collect();
+        let empty = empty_cells(img, cal);
+        let inside = empty_inside(&empty, limit);
         Emptiness {
             limit,
-            inside: empty_inside(&labs, limit),
+            inside,
+            tight: inside.and_then(|i| empty_noise(img, cal, &empty, i)),
             grain: None,
         }
     }
@@ -3071,20 +3079,28 @@ impl Emptiness {
     /// [`Emptiness::of`] with the [`grain`] of the board's empty cells.
     fn grained(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
         let empty = empty_cells(img, cal);
-        let labs: Vec<Lab> = empty.iter().map(|e| e.1).collect();
-        let inside = empty_inside(&labs, limit);
+        let inside = empty_inside(&empty, limit);
         let cells: Vec<Cell> = empty.iter().map(|e| e.0).collect();
         Emptiness {
             limit,
             inside,
+            tight: inside.and_then(|i| empty_noise(img, cal, &empty, i)),
             grain: inside.and_then(|(e, _)| grain(img, cal, &cells, e)),
         }
     }
 
-    /// True when `lab` is unlike the board's empty cells.
-    fn unlike(&self, cal: &Calibration, lab: Lab) -> bool {
+    /// True when `lab` is unlike the board's empty cells (by the `tight`
+    /// nearness when asked and known).
+    fn unlike(&self, cal: &Calibration, lab: Lab, tight: bool) -> bool {
         match self.inside {
-            Some((e, near)) => delta_e(lab, e) > near,
+            Some((e, near)) => {
+                delta_e(lab, e)
+                    > if tight {
+                        self.tight.unwrap_or(near)
+                    } else {
+                        near
+                    }
+            }
             None => cal
                 .palette
                 .empty
@@ -3168,13 +3184,16 @@ fn frame_distances(
                     (e, g.top + (i as f64 + t) * g.pitch_y())
                 }
             };
-            found.push((1..=reach).find_map(|d| {
-                let (x, y) = at(d as f64);
-                match lab_at(img, x, y) {
-                    None => Some((d, false)),
-                    Some(lab) => e.unlike(cal, lab).then_some((d, true)),
-                }
-            }));
+            let first = |tight: bool| {
+                (1..=reach).find_map(|d| {
+                    let (x, y) = at(d as f64);
+                    match lab_at(img, x, y) {
+                        None => Some((d, false)),
+                        Some(lab) => e.unlike(cal, lab, tight).then_some((d, true)),
+                    }
+                })
+            };
+            found.push(first(false).or_else(|| e.tight.and_then(|_| first(true))));
         }
     }
     found
@@ -3343,15 +3362,45 @@ fn framed(
 /// under three empty cells.
 /// A panel a few ΔE off the backdrop round it (under the empty distance)
 /// still ends where the backdrop starts.
-fn empty_inside(labs: &[Lab], limit: f32) -> Option<(Lab, f32)> {
-    if labs.len() < 3 {
+fn empty_inside(empty: &[(Cell, Lab)], limit: f32) -> Option<(Lab, f32)> {
+    if empty.len() < 3 {
         return None;
     }
-    let centre = median_lab(labs);
+    let labs: Vec<Lab> = empty.iter().map(|e| e.1).collect();
+    let centre = median_lab(&labs);
     let mut d: Vec<f32> = labs.iter().map(|l| delta_e(*l, centre)).collect();
     let near = (3.0 * median_mut(&mut d) + EMPTY_NOISE).min(limit);
     Some((centre, near))
 }
+
+/// [`empty_inside`]'s nearness with the noise the board's empty cells
+/// show in place of [`EMPTY_NOISE`]: [`NOISE_FACTOR`] times the 90th
+/// percentile of their points' ΔE from their colour ([`departures`]), at
+/// least [`NOISE_MIN`]; None when that is no nearer.
+fn empty_noise(
+    img: &RgbImage,
+    cal: &Calibration,
+    empty: &[(Cell, Lab)],
+    (centre, near): (Lab, f32),
+) -> Option<f32> {
+    let mut points: Vec<f32> = empty
+        .iter()
+        .flat_map(|e| departures(img, cal, e.0, centre))
+        .flatten()
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let k = points.len() * 9 / 10;
+    let p90 = *points.select_nth_unstable_by(k, f32::total_cmp).1;
+    let noise = (NOISE_FACTOR * p90).max(NOISE_MIN);
+    let tight = near - EMPTY_NOISE + noise;
+    (tight < near).then_some(tight)
+}
+
+/// See [`empty_noise`].
+const NOISE_FACTOR: f32 = 2.0;
+const NOISE_MIN: f32 = 2.5;
 
 /// ΔE a single pixel of a flat empty cell may lie off its cell's colour
 /// (JPEG, blur, texture) in [`empty_inside`].
@@ -3493,6 +3542,32 @@ fn read_framed(
     opts: &CalibrateOptions,
     cal: &Calibration,
 ) -> Option<(super::Reading, Calibration)> {
+    let first = read_framed_on(img, opts, cal);
+    let limit = opts.params.empty_distance;
+    let even =
+        |(_, c): &(super::Reading, Calibration)| even_margins(img, c, Emptiness::of(img, c, limit));
+    if first.as_ref().is_none_or(even) {
+        return first;
+    }
+    let Ok(reading) = read_board(img, cal) else {
+        return first;
+    };
+    let fitted = fitted_to_tiles(img, cal, &reading.board);
+    if fitted.grid == cal.grid {
+        return first;
+    }
+    match read_framed_on(img, opts, &fitted) {
+        Some(r) if even(&r) => Some(r),
+        _ => first,
+    }
+}
+
+/// [`read_framed`] on lattice `cal` as it is.
+fn read_framed_on(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    cal: &Calibration,
+) -> Option<(super::Reading, Calibration)> {
     [false, true].into_iter().find_map(|held| {
         let grown = framed(img, cal, opts, held)?;
         let reading = read_board(img, &grown).ok()?;
@@ -3547,6 +3622,100 @@ fn read_framed(
             .ok()?;
         Some((reading, grown))
     })
+}
+
+/// `cal` with each axis refitted to the centres of the tiles `board` reads
+/// on it ([`super::blobs::refit`]: a robust line through them, moving the
+/// pitch by at most 5 %). A tile's centre is the centroid of the points
+/// (24 a pitch) nearest its colour of the palette's within an area a
+/// quarter of a pitch wider than its cell all round; a tile with a
+/// neighbour of its colour on the same side (diagonals too) is left out on
+/// that axis (their areas overlap). A lattice found over a few tiles may be
+/// a few per cent off in pitch, which growing it over many empty lines
+/// multiplies (synthetic sparse seed 7152: a pitch of 21.27 pixels for
+/// 21.8 down a stack of seven tiles; framed over the emptied rows above,
+/// its 15 rows read as 16).
+fn fitted_to_tiles(img: &RgbImage, cal: &Calibration, board: &Board) -> Calibration {
+    const REACH: f64 = 0.25;
+    let g = &cal.grid;
+    let (px, py) = (g.pitch_x(), g.pitch_y());
+    let refs = cal.palette.references();
+    let (rows, cols) = (board.rows(), board.cols());
+    let step = (px.min(py) / 24.0).max(1.0);
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for r in 0..rows {
+        for c in 0..cols {
+            let v = board.get(r, c);
+            if v > 9 {
+                continue;
+            }
+            let same = |dr: isize, dc: isize| {
+                let (rr, cc) = (r.wrapping_add_signed(dr), c.wrapping_add_signed(dc));
+                rr < rows && cc < cols && board.get(rr, cc) == v
+            };
+            let alone_y = !(-1..=1).any(|d| same(-1, d) || same(1, d));
+            let alone_x = !(-1..=1).any(|d| same(d, -1) || same(d, 1));
+            if !alone_x && !alone_y {
+                continue;
+            }
+            let (x0, y0) = (
+                g.left + c as f64 * px - REACH * px,
+                g.top + r as f64 * py - REACH * py,
+            );
+            let (w, h) = (
+                g.cell_width + 2.0 * REACH * px,
+                g.cell_height + 2.0 * REACH * py,
+            );
+            let (mut sx, mut sy, mut n) = (0.0, 0.0, 0usize);
+            let mut y = y0 + step / 2.0;
+            while y < y0 + h {
+                let mut x = x0 + step / 2.0;
+                while x < x0 + w {
+                    let nearest = lab_at(img, x, y).and_then(|lab| {
+                        refs.iter()
+                            .map(|&(value, r)| (value, delta_e(lab, r)))
+                            .min_by(|a, b| a.1.total_cmp(&b.1))
+                    });
+                    if nearest.is_some_and(|(value, d)| value == v && d <= cal.palette.threshold) {
+                        sx += x;
+                        sy += y;
+                        n += 1;
+                    }
+                    x += step;
+                }
+                y += step;
+            }
+            // A tile mostly hidden (a popup) or of another shape than
+            // its colour's: no centre.
+            if (n as f64) * step * step < 0.25 * g.cell_width * g.cell_height {
+                continue;
+            }
+            if alone_x {
+                xs.push((c as f64, sx / n as f64));
+            }
+            if alone_y {
+                ys.push((r as f64, sy / n as f64));
+            }
+        }
+    }
+    let axis = |points: Vec<(f64, f64)>, start: f64, cell: f64, gap: f64| {
+        let pitch = cell + gap;
+        let (first, fitted) = super::blobs::refit(points.into_iter(), (start + cell / 2.0, pitch));
+        let k = fitted / pitch;
+        (first - k * cell / 2.0, k * cell, k * gap)
+    };
+    let (left, cell_width, gap_x) = axis(xs, g.left, g.cell_width, g.gap_x);
+    let (top, cell_height, gap_y) = axis(ys, g.top, g.cell_height, g.gap_y);
+    let mut fitted = cal.clone();
+    fitted.grid = Grid {
+        left,
+        top,
+        cell_width,
+        cell_height,
+        gap_x,
+        gap_y,
+    };
+    fitted
 }
 
 /// A board read with a hover highlight over one group of tiles (the
@@ -3771,6 +3940,7 @@ fn read_on_backdrop(
     let e = Emptiness {
         limit: p.empty_distance,
         inside: None,
+        tight: None,
         grain: None,
     };
     let framed = sides
@@ -4200,6 +4370,7 @@ mod tests {
         let e = Emptiness {
             limit: 12.0,
             inside: Some((grey, 6.0)),
+            tight: None,
             grain: Some(0.0),
         };
         assert!(even_margins(
@@ -4226,6 +4397,46 @@ mod tests {
     }
 
     #[test]
+    fn a_flat_panel_ends_where_a_backdrop_near_its_colour_starts() {
+        // A flat grey panel (100..290 x 100..260) on a backdrop a few ΔE
+        // off it (under EMPTY_NOISE), a 4x5 lattice 20 pixels in.
+        let grey = [150, 150, 150];
+        let near = [156, 150, 146];
+        let d = delta_e(rgb_to_lab(grey), rgb_to_lab(near));
+        assert!(d > NOISE_MIN && d < EMPTY_NOISE, "{d}");
+        let img = RgbImage::from_fn(400, 400, |x, y| {
+            let on = (100..290).contains(&x) && (100..260).contains(&y);
+            image::Rgb(if on { grey } else { near })
+        });
+        let cal = lattice(4, 5, (121.5, 121.5), (30.0, 30.0));
+        let cells: Vec<(Cell, Lab)> = (0..20)
+            .map(|i| (Cell::new(i / 5, i % 5), rgb_to_lab(grey)))
+            .collect();
+        let inside = empty_inside(&cells, 12.0);
+        assert_eq!(inside, Some((rgb_to_lab(grey), EMPTY_NOISE)));
+        let tight = inside.and_then(|i| empty_noise(&img, &cal, &cells, i));
+        assert_eq!(tight, Some(NOISE_MIN));
+        let loose = Emptiness {
+            limit: 12.0,
+            inside,
+            tight: None,
+            grain: None,
+        };
+        // By EMPTY_NOISE the backdrop looks like the panel: no frame.
+        assert!(!even_margins(&img, &cal, loose));
+        assert!(even_margins(&img, &cal, Emptiness { tight, ..loose }));
+        // A grainy panel: no nearness tighter than EMPTY_NOISE.
+        let grainy = RgbImage::from_fn(400, 400, |x, y| {
+            let v = (150 + 2 * (((x * 7 + y * 13) % 17) as i32 - 8)) as u8;
+            image::Rgb([v, v, v])
+        });
+        assert_eq!(
+            empty_noise(&grainy, &cal, &cells, (rgb_to_lab(grey), 6.0)),
+            None
+        );
+    }
+
+    #[test]
     fn a_grainy_cell_is_not_one_of_a_flat_boards_empty_cells() {
         // Left half a flat grey panel, right half the same grey with grain.
         let img = RgbImage::from_fn(200, 100, |x, y| {
@@ -4244,6 +4455,7 @@ mod tests {
         let look = Emptiness {
             limit: 12.0,
             inside: Some((grey, 12.0)),
+            tight: None,
             grain: flat,
         };
         assert!(empty_throughout(&img, &cal, Cell::new(0, 1), look, false));
