@@ -3265,8 +3265,7 @@ fn framed(
     // flat all over: there a line must show it at four fifths of its
     // points and may hold a popup.
     let collapse = super::family::collapses(&opts.game);
-    let look = Emptiness::grained(img, cal, limit);
-    let inside = look.inside;
+    let mut look = Emptiness::grained(img, cal, limit);
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
     let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
@@ -3283,75 +3282,97 @@ fn framed(
         let count = |f: fn(u8) -> bool| line.iter().filter(|&&v| f(v)).count();
         Some((count(|v| v == EMPTY), count(|v| v <= 9)))
     };
-    for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
-        if held {
-            let (empty, tiles) = outer(&cur, rows, before)?;
-            let along = if rows { cur.cols } else { cur.rows };
-            if 2 * empty <= along {
-                // Held as it is: the backdrop goes on beyond it, a line
-                // of background (or no room for a line).
-                match beyond(img, &cur, rows, before) {
-                    Some((_, line)) if line.iter().any(|&v| v != EMPTY) => return None,
-                    _ => continue,
+    // A side that fails is tried again once the others have grown (a line
+    // three cells long may not hold a popup, the same line grown to the
+    // board's width may): the board is refused when a round grows nothing.
+    let mut sides = vec![(true, true), (true, false), (false, true), (false, false)];
+    while !sides.is_empty() {
+        let size = (cur.rows, cur.cols);
+        let mut failed = Vec::new();
+        'side: for &(rows, before) in &sides {
+            if held {
+                let (empty, tiles) = outer(&cur, rows, before)?;
+                let along = if rows { cur.cols } else { cur.rows };
+                if 2 * empty <= along {
+                    // Held as it is: the backdrop goes on beyond it, a line
+                    // of background (or no room for a line).
+                    match beyond(img, &cur, rows, before) {
+                        Some((_, line)) if line.iter().any(|&v| v != EMPTY) => return None,
+                        _ => continue 'side,
+                    }
+                }
+                // A mostly empty line is the board's when a stack of tiles
+                // reaches it (and its frame is seen where it is, below).
+                if tiles == 0 {
+                    return None;
                 }
             }
-            // A mostly empty line is the board's when a stack of tiles
-            // reaches it (and its frame is seen where it is, below).
-            if tiles == 0 {
-                return None;
+            loop {
+                // The line beyond, when it fits: tiles there mean the board
+                // goes on (a tile's edge is no frame).
+                let next = beyond(img, &cur, rows, before);
+                let tiles = next
+                    .as_ref()
+                    .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
+                if !tiles && frame_seen(img, &cur, rows, before, look) {
+                    break;
+                }
+                // No room for the line beyond, or it reads as something else
+                // than tiles and background (UI): the board ends here when
+                // that something is less than a line away (a margin of
+                // background too thin to hold another line, then its border).
+                // A line of empty cells only is the board's when each cell
+                // shows one empty colour all over (a margin of the board's
+                // panel with the backdrop beyond is no line). On a collapse
+                // board one cell of the line may be unread: a popup over its
+                // emptied area (the board's checks allow two, apart), unless
+                // the frame is seen less than a line away. In a line of no
+                // tile, a cell read as empty must show the board's empty colour
+                // all over; one that does not counts as unread (a dark marker
+                // the palette takes for the backdrop).
+                let unread = next.as_ref().map_or(0, |(next, line)| {
+                    let odd = if line.iter().any(|&v| v <= 9) {
+                        0
+                    } else {
+                        outer_cells(next, rows, before)
+                            .zip(line)
+                            .filter(|(_, &v)| v == EMPTY)
+                            .filter(|(cell, _)| !empty_throughout(img, next, *cell, look, collapse))
+                            .count()
+                    };
+                    odd + line.iter().filter(|&&v| v != EMPTY && v > 9).count()
+                });
+                let grows = next.as_ref().is_some_and(|(_, line)| {
+                    unread == 0
+                        || (collapse && look.inside.is_some() && unread == 1 && line.len() >= 4)
+                });
+                if !tiles
+                    && (!grows || unread > 0)
+                    && frame_within_a_line(img, &cur, rows, before, look)
+                {
+                    break;
+                }
+                // Held: a mostly empty side shows its frame where it is.
+                if held {
+                    return None;
+                }
+                if !may_grow(&cur, opts, rows) || !grows {
+                    failed.push((rows, before));
+                    continue 'side;
+                }
+                let (next, _) = next?;
+                cur = next;
+                // Under three empty cells the board's own empty colour was
+                // not known: it is as soon as lines of them are added.
+                if look.inside.is_none() {
+                    look = Emptiness::grained(img, &cur, limit);
+                }
             }
         }
-        loop {
-            // The line beyond, when it fits: tiles there mean the board
-            // goes on (a tile's edge is no frame).
-            let next = beyond(img, &cur, rows, before);
-            let tiles = next
-                .as_ref()
-                .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
-            if !tiles && frame_seen(img, &cur, rows, before, look) {
-                break;
-            }
-            // No room for the line beyond, or it reads as something else
-            // than tiles and background (UI): the board ends here when
-            // that something is less than a line away (a margin of
-            // background too thin to hold another line, then its border).
-            // A line of empty cells only is the board's when each cell
-            // shows one empty colour all over (a margin of the board's
-            // panel with the backdrop beyond is no line). On a collapse
-            // board one cell of the line may be unread: a popup over its
-            // emptied area (the board's checks allow two, apart), unless
-            // the frame is seen less than a line away. In a line of no
-            // tile, a cell read as empty must show the board's empty colour
-            // all over; one that does not counts as unread (a dark marker
-            // the palette takes for the backdrop).
-            let unread = next.as_ref().map_or(0, |(next, line)| {
-                let odd = if line.iter().any(|&v| v <= 9) {
-                    0
-                } else {
-                    outer_cells(next, rows, before)
-                        .zip(line)
-                        .filter(|(_, &v)| v == EMPTY)
-                        .filter(|(cell, _)| !empty_throughout(img, next, *cell, look, collapse))
-                        .count()
-                };
-                odd + line.iter().filter(|&&v| v != EMPTY && v > 9).count()
-            });
-            let grows = next.as_ref().is_some_and(|(_, line)| {
-                unread == 0 || (collapse && inside.is_some() && unread == 1 && line.len() >= 4)
-            });
-            if !tiles
-                && (!grows || unread > 0)
-                && frame_within_a_line(img, &cur, rows, before, look)
-            {
-                break;
-            }
-            // Held: a mostly empty side shows its frame where it is.
-            if held || !may_grow(&cur, opts, rows) || !grows {
-                return None;
-            }
-            let (next, _) = next?;
-            cur = next;
+        if failed.len() == sides.len() && (cur.rows, cur.cols) == size {
+            return None;
         }
+        sides = failed;
     }
     Some(cur)
 }
@@ -3640,63 +3661,70 @@ fn fitted_to_tiles(img: &RgbImage, cal: &Calibration, board: &Board) -> Calibrat
     let g = &cal.grid;
     let (px, py) = (g.pitch_x(), g.pitch_y());
     let refs = cal.palette.references();
-    let (rows, cols) = (board.rows(), board.cols());
+    let cols = board.cols();
     let step = (px.min(py) / 24.0).max(1.0);
+    // The cells' areas, a quarter of a pitch wider than the cell all round.
+    let area = |cell: usize| {
+        let (r, c) = (cell / cols, cell % cols);
+        let (x0, y0) = (
+            g.left + c as f64 * px - REACH * px,
+            g.top + r as f64 * py - REACH * py,
+        );
+        (
+            x0,
+            y0,
+            x0 + g.cell_width + 2.0 * REACH * px,
+            y0 + g.cell_height + 2.0 * REACH * py,
+        )
+    };
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
-    for r in 0..rows {
-        for c in 0..cols {
-            let v = board.get(r, c);
-            if v > 9 {
-                continue;
-            }
-            let same = |dr: isize, dc: isize| {
-                let (rr, cc) = (r.wrapping_add_signed(dr), c.wrapping_add_signed(dc));
-                rr < rows && cc < cols && board.get(rr, cc) == v
-            };
-            let alone_y = !(-1..=1).any(|d| same(-1, d) || same(1, d));
-            let alone_x = !(-1..=1).any(|d| same(d, -1) || same(d, 1));
-            if !alone_x && !alone_y {
-                continue;
-            }
-            let (x0, y0) = (
-                g.left + c as f64 * px - REACH * px,
-                g.top + r as f64 * py - REACH * py,
-            );
-            let (w, h) = (
-                g.cell_width + 2.0 * REACH * px,
-                g.cell_height + 2.0 * REACH * py,
-            );
-            let (mut sx, mut sy, mut n) = (0.0, 0.0, 0usize);
-            let mut y = y0 + step / 2.0;
-            while y < y0 + h {
-                let mut x = x0 + step / 2.0;
-                while x < x0 + w {
-                    let nearest = lab_at(img, x, y).and_then(|lab| {
+    for group in tile_groups(board) {
+        let v = board.cells()[group[0]];
+        let bounds = group
+            .iter()
+            .map(|&i| area(i))
+            .fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |a, b| {
+                (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3))
+            });
+        let within = |x: f64, y: f64| {
+            group.iter().any(|&i| {
+                let (x0, y0, x1, y1) = area(i);
+                (x0..x1).contains(&x) && (y0..y1).contains(&y)
+            })
+        };
+        let (mut sx, mut sy, mut n) = (0.0, 0.0, 0usize);
+        let mut y = bounds.1 + step / 2.0;
+        while y < bounds.3 {
+            let mut x = bounds.0 + step / 2.0;
+            while x < bounds.2 {
+                let nearest = within(x, y)
+                    .then(|| lab_at(img, x, y))
+                    .flatten()
+                    .and_then(|lab| {
                         refs.iter()
                             .map(|&(value, r)| (value, delta_e(lab, r)))
                             .min_by(|a, b| a.1.total_cmp(&b.1))
                     });
-                    if nearest.is_some_and(|(value, d)| value == v && d <= cal.palette.threshold) {
-                        sx += x;
-                        sy += y;
-                        n += 1;
-                    }
-                    x += step;
+                if nearest.is_some_and(|(value, d)| value == v && d <= cal.palette.threshold) {
+                    sx += x;
+                    sy += y;
+                    n += 1;
                 }
-                y += step;
+                x += step;
             }
-            // A tile mostly hidden (a popup) or of another shape than
-            // its colour's: no centre.
-            if (n as f64) * step * step < 0.25 * g.cell_width * g.cell_height {
-                continue;
-            }
-            if alone_x {
-                xs.push((c as f64, sx / n as f64));
-            }
-            if alone_y {
-                ys.push((r as f64, sy / n as f64));
-            }
+            y += step;
         }
+        // Tiles mostly hidden (a popup) or of another shape than their
+        // colour's: no centre.
+        let tiles = group.len() as f64;
+        if (n as f64) * step * step < 0.25 * tiles * g.cell_width * g.cell_height {
+            continue;
+        }
+        let mean = |f: fn(usize, usize) -> usize| {
+            group.iter().map(|&i| f(i, cols) as f64).sum::<f64>() / tiles
+        };
+        xs.push((mean(|i, cols| i % cols), sx / n as f64));
+        ys.push((mean(|i, cols| i / cols), sy / n as f64));
     }
     let axis = |points: Vec<(f64, f64)>, start: f64, cell: f64, gap: f64| {
         let pitch = cell + gap;
@@ -3716,6 +3744,40 @@ fn fitted_to_tiles(img: &RgbImage, cal: &Calibration, board: &Board) -> Calibrat
         gap_y,
     };
     fitted
+}
+
+/// The groups of tiles of one colour touching (diagonals too) on `board`,
+/// each its cells' indices.
+fn tile_groups(board: &Board) -> Vec<Vec<usize>> {
+    let (rows, cols) = (board.rows(), board.cols());
+    let cells = board.cells();
+    let mut seen = vec![false; cells.len()];
+    let mut groups = Vec::new();
+    for start in 0..cells.len() {
+        if seen[start] || cells[start] > 9 {
+            continue;
+        }
+        seen[start] = true;
+        let mut group = vec![start];
+        let mut k = 0;
+        while k < group.len() {
+            let (r, c) = (group[k] / cols, group[k] % cols);
+            k += 1;
+            for (dr, dc) in (-1..=1).flat_map(|a| (-1..=1).map(move |b| (a, b))) {
+                let (rr, cc) = (r.wrapping_add_signed(dr), c.wrapping_add_signed(dc));
+                if rr >= rows || cc >= cols {
+                    continue;
+                }
+                let i = rr * cols + cc;
+                if !seen[i] && cells[i] == cells[start] {
+                    seen[i] = true;
+                    group.push(i);
+                }
+            }
+        }
+        groups.push(group);
+    }
+    groups
 }
 
 /// A board read with a hover highlight over one group of tiles (the
@@ -4394,6 +4456,68 @@ mod tests {
         let cut = panel(400);
         let wide = lattice(4, 9, (121.5, 121.5), (30.0, 30.0));
         assert!(!even_margins(&cut, &wide, e));
+    }
+
+    #[test]
+    fn tiles_of_one_colour_touching_are_one_group() {
+        let b = Board::from_cells(3, 3, vec![0, 1, EMPTY, 0, EMPTY, 1, EMPTY, 0, 1]);
+        let mut groups = tile_groups(&b);
+        groups.iter_mut().for_each(|g| g.sort_unstable());
+        groups.sort();
+        // 0 at (0,0), (1,0) and, diagonally, (2,1); 1 at (0,1), (1,2)
+        // diagonally and (2,2).
+        assert_eq!(groups, vec![vec![0, 3, 7], vec![1, 5, 8]]);
+    }
+
+    #[test]
+    fn a_lattice_is_refitted_through_its_tiles() {
+        // Red and blue tiles of 27 pixels at a pitch of 30 from (20, 20) on
+        // grey; a stack of three reds in the first column.
+        let (red, blue, grey) = ([200, 30, 30], [30, 60, 200], [150, 150, 150]);
+        let e = EMPTY;
+        #[rustfmt::skip]
+        let cells = vec![
+            0, e, 1, e, 0, e,
+            e, e, e, e, e, 1,
+            1, e, 0, e, e, e,
+            0, e, e, 1, e, 0,
+            0, e, e, e, e, e,
+            0, e, 1, e, 0, 1,
+        ];
+        let board = Board::from_cells(6, 6, cells);
+        let img = RgbImage::from_fn(220, 220, |x, y| {
+            let (c, r) = ((x as i64 - 20) / 30, (y as i64 - 20) / 30);
+            let inside = x >= 20 && y >= 20 && (x - 20) % 30 < 27 && (y - 20) % 30 < 27;
+            let v = (inside && r < 6 && c < 6).then(|| board.get(r as usize, c as usize));
+            image::Rgb(match v {
+                Some(0) => red,
+                Some(1) => blue,
+                _ => grey,
+            })
+        });
+        let mut cal = lattice(6, 6, (20.0, 20.0), (29.0, 29.0));
+        cal.palette.colours = [red, blue]
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| PaletteColour {
+                index: i as u8,
+                name: String::new(),
+                lab: rgb_to_lab(c),
+            })
+            .collect();
+        cal.palette.empty = vec![rgb_to_lab(grey)];
+        let fitted = fitted_to_tiles(&img, &cal, &board);
+        let g = &fitted.grid;
+        assert!((g.pitch_x() - 30.0).abs() < 0.3, "{g:?}");
+        assert!((g.pitch_y() - 30.0).abs() < 0.3, "{g:?}");
+        for k in 0..6 {
+            let (x, y) = fitted.cell_centre(Cell::new(k, k));
+            let want = 20.0 + 30.0 * k as f64 + 13.5;
+            assert!(
+                (x - want).abs() < 1.0 && (y - want).abs() < 1.0,
+                "{k}: {x} {y}"
+            );
+        }
     }
 
     #[test]
