@@ -2211,9 +2211,16 @@ fn first_rescue(
         );
         // A lattice of blobs holds a tile on every line: one with a line of
         // none reaches past its blobs (over the backdrop to a panel beside
-        // the board).
+        // the board). Unless it was framed (grown on every side it grew
+        // to its board's frame, see `framed`): a collapse board's emptied
+        // lines (synthetic sparse seed 7249). A reading trimmed of lines
+        // is no such board (dense seed 4272: 4x5 of a 4x6 lattice reaching
+        // over a panel beside a 4x3 board).
+        let framed = cal.rows >= alt.rows
+            && cal.cols >= alt.cols
+            && (cal.rows, cal.cols) != (alt.rows, alt.cols);
         let whole = (i < near || one_tile_a_cell(&reading.board, p.repeat_excess))
-            && !(alt.from_blobs && empty_line(&reading.board));
+            && !(alt.from_blobs && !framed && empty_line(&reading.board));
         (fit >= p.rescue_fit && var && edged && whole).then_some((reading, cal))
     })
 }
