@@ -4394,6 +4394,20 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
 mod tests {
     use super::*;
 
+    /// Gives `cal` the palette `colours` (indices in order) and `empty`.
+    fn paint(cal: &mut Calibration, colours: &[[u8; 3]], empty: [u8; 3]) {
+        cal.palette.colours = colours
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| PaletteColour {
+                index: i as u8,
+                name: String::new(),
+                lab: rgb_to_lab(c),
+            })
+            .collect();
+        cal.palette.empty = vec![rgb_to_lab(empty)];
+    }
+
     fn lattice(rows: usize, cols: usize, at: (f64, f64), pitch: (f64, f64)) -> Calibration {
         let palette = Palette {
             threshold: 10.0,
@@ -4503,16 +4517,7 @@ mod tests {
             })
         });
         let mut cal = lattice(6, 6, (20.0, 20.0), (29.0, 29.0));
-        cal.palette.colours = [red, blue]
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| PaletteColour {
-                index: i as u8,
-                name: String::new(),
-                lab: rgb_to_lab(c),
-            })
-            .collect();
-        cal.palette.empty = vec![rgb_to_lab(grey)];
+        paint(&mut cal, &[red, blue], grey);
         let fitted = fitted_to_tiles(&img, &cal, &board);
         let g = &fitted.grid;
         assert!((g.pitch_x() - 30.0).abs() < 0.3, "{g:?}");
@@ -5108,16 +5113,7 @@ mod tests {
             cal.grid.cell_height = 40.0;
             cal.grid.gap_x = 0.0;
             cal.grid.gap_y = 0.0;
-            cal.palette.empty = vec![rgb_to_lab(white)];
-            cal.palette.colours = [green, red]
-                .iter()
-                .enumerate()
-                .map(|(i, &c)| PaletteColour {
-                    index: i as u8,
-                    name: String::new(),
-                    lab: rgb_to_lab(c),
-                })
-                .collect();
+            paint(&mut cal, &[green, red], white);
             cal
         };
         let board: Board = "0101/1010/0101/1010".parse().expect("a board");
