@@ -491,12 +491,18 @@ fn few_lattice(class: &[Blob], p: &BlobParams) -> Option<BlobLattice> {
                 } else {
                     ((by - ay).abs(), (bx - ax).abs())
                 };
-                if across < 0.25 * size && (0.95 * size..=1.6 * size).contains(&along) {
+                if across < 0.25 * size && along >= 0.95 * size {
                     d.push(along);
                 }
             }
         }
-        median(d)
+        let next: Vec<f64> = d.iter().copied().filter(|a| *a <= 1.6 * size).collect();
+        if next.is_empty() {
+            // No two tiles of the class side by side.
+            apart_pitch(&d, size)
+        } else {
+            median(next)
+        }
     };
     let (px, py) = match (side_by_side(true, size_x), side_by_side(false, size_y)) {
         // Tiles are parted by about one gap both ways: a pair much
@@ -944,6 +950,49 @@ fn merged_sites(
     out
 }
 
+/// The pitch of a few tiles none of which sits beside another of its
+/// class: from distances `d` between tiles on one line (each a whole
+/// number of pitches), the pitch between 0.95 and 1.6 tile sizes
+/// (`size`) that the most of them are whole multiples of (within
+/// [`MULTIPLE_SLACK`] of a pitch), at least two and two thirds of them;
+/// the larger on a tie. Refined to the median of each distance over its
+/// multiple.
+fn apart_pitch(d: &[f64], size: f64) -> Option<f64> {
+    let fits = |p: f64| -> Vec<f64> {
+        d.iter()
+            .filter_map(|&a| {
+                let k = (a / p).round();
+                (k >= 1.0 && (a / p - k).abs() <= MULTIPLE_SLACK).then_some(a / k)
+            })
+            .collect()
+    };
+    let mut best: Option<(usize, f64)> = None;
+    for &a in d {
+        for k in 1..=MAX_MULTIPLE {
+            let p = a / k as f64;
+            if !(0.95 * size..=1.6 * size).contains(&p) {
+                continue;
+            }
+            let n = fits(p).len();
+            if best.is_none_or(|(m, q)| n > m || (n == m && p > q)) {
+                best = Some((n, p));
+            }
+        }
+    }
+    let (n, p) = best?;
+    if n < 2 || 3 * n < 2 * d.len() {
+        return None;
+    }
+    median(fits(p))
+}
+
+/// Largest multiple of the pitch [`apart_pitch`] takes a distance for.
+const MAX_MULTIPLE: usize = 8;
+
+/// How far from a whole number of pitches a distance may be in
+/// [`apart_pitch`], in pitches.
+const MULTIPLE_SLACK: f64 = 0.08;
+
 /// The median of some values (`None` when there are none).
 fn median(mut v: Vec<f64>) -> Option<f64> {
     // By selection, not sorting: `refit` takes it over thousands of slopes.
@@ -1032,6 +1081,18 @@ mod tests {
             fill_square(&mut apart, (x0, 40), 40, blue);
         }
         assert!(few_blob_lattices(&apart, &BlobParams::default()).is_empty());
+    }
+
+    #[test]
+    fn tiles_never_side_by_side_still_give_their_pitch() {
+        // Tiles 36 pixels wide at a pitch of 40, two, seven and five
+        // pitches apart (and a little off): 40, not 80 nor 20.
+        let p = apart_pitch(&[80.5, 280.0, 199.0, 80.0, 201.0], 36.0);
+        assert!(p.is_some_and(|p| (p - 40.0).abs() < 0.5), "{p:?}");
+        // No whole pitch between 0.95 and 1.6 tile sizes fits them.
+        assert_eq!(apart_pitch(&[50.0, 73.0, 131.0], 36.0), None);
+        // One distance is no pitch.
+        assert_eq!(apart_pitch(&[80.0], 36.0), None);
     }
 
     #[test]
