@@ -38,7 +38,9 @@ use super::colour::{
 use super::find::{
     few_candidates, find_candidates, find_grid, sparse_candidates, FindParams, FoundGrid, Hints,
 };
-use super::layout::{Anchor, Calibration, Grid, Palette, PaletteColour, Sampling};
+use super::layout::{
+    nearest_reference, Anchor, Calibration, Grid, Palette, PaletteColour, Sampling,
+};
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};
@@ -2564,11 +2566,8 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
             let Some(lab) = rim_colour(img, cal, cell) else {
                 return false;
             };
-            let nearest = refs
-                .iter()
-                .map(|&(v, r)| (v, delta_e(lab, r)))
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            nearest.is_some_and(|(v, d)| v != EMPTY && d <= cal.palette.threshold)
+            nearest_reference(&refs, lab)
+                .is_some_and(|(v, d)| v != EMPTY && d <= cal.palette.threshold)
         })
         .count();
     (2 * on_tiles > empties.len()).then(|| {
@@ -3086,26 +3085,26 @@ impl Emptiness {
     /// The emptiness of `cal`'s board in `img`: its own empty colour when
     /// it shows three empty cells or more ([`empty_inside`]); no grain.
     pub(super) fn of(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
-        let empty = empty_cells(img, cal);
-        let inside = empty_inside(&empty, limit);
-        Emptiness {
-            limit,
-            inside,
-            tight: inside.and_then(|i| empty_noise(img, cal, &empty, i)),
-            grain: None,
-        }
+        Self::measured(img, cal, limit, false)
     }
 
     /// [`Emptiness::of`] with the [`grain`] of the board's empty cells.
     fn grained(img: &RgbImage, cal: &Calibration, limit: f32) -> Emptiness {
+        Self::measured(img, cal, limit, true)
+    }
+
+    fn measured(img: &RgbImage, cal: &Calibration, limit: f32, grained: bool) -> Emptiness {
         let empty = empty_cells(img, cal);
         let inside = empty_inside(&empty, limit);
-        let cells: Vec<Cell> = empty.iter().map(|e| e.0).collect();
+        let grain = |(e, _): (Lab, f32)| {
+            let cells: Vec<Cell> = empty.iter().map(|e| e.0).collect();
+            grain(img, cal, &cells, e)
+        };
         Emptiness {
             limit,
             inside,
             tight: inside.and_then(|i| empty_noise(img, cal, &empty, i)),
-            grain: inside.and_then(|(e, _)| grain(img, cal, &cells, e)),
+            grain: inside.filter(|_| grained).and_then(grain),
         }
     }
 
@@ -3114,12 +3113,12 @@ impl Emptiness {
     fn unlike(&self, cal: &Calibration, lab: Lab, tight: bool) -> bool {
         match self.inside {
             Some((e, near)) => {
-                delta_e(lab, e)
-                    > if tight {
-                        self.tight.unwrap_or(near)
-                    } else {
-                        near
-                    }
+                let near = if tight {
+                    self.tight.unwrap_or(near)
+                } else {
+                    near
+                };
+                delta_e(lab, e) > near
             }
             None => cal
                 .palette
@@ -3302,94 +3301,102 @@ fn framed(
         let count = |f: fn(u8) -> bool| line.iter().filter(|&&v| f(v)).count();
         Some((count(|v| v == EMPTY), count(|v| v <= 9)))
     };
+    // One side grown until its frame is seen: Some(true) when it is,
+    // Some(false) when the side fails for now, None when the board is
+    // refused; `grew` set when a line was added.
+    let mut side = |rows: bool, before: bool, grew: &mut bool| -> Option<bool> {
+        if held {
+            let (empty, tiles) = outer(&cur, rows, before)?;
+            let along = if rows { cur.cols } else { cur.rows };
+            if 2 * empty <= along {
+                // Held as it is: the backdrop goes on beyond it, a line
+                // of background (or no room for a line).
+                match beyond(img, &cur, rows, before) {
+                    Some((_, line)) if line.iter().any(|&v| v != EMPTY) => return None,
+                    _ => return Some(true),
+                }
+            }
+            // A mostly empty line is the board's when a stack of tiles
+            // reaches it (and its frame is seen where it is, below).
+            if tiles == 0 {
+                return None;
+            }
+        }
+        loop {
+            // The line beyond, when it fits: tiles there mean the board
+            // goes on (a tile's edge is no frame).
+            let next = beyond(img, &cur, rows, before);
+            let tiles = next
+                .as_ref()
+                .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
+            if !tiles && frame_seen(img, &cur, rows, before, look) {
+                break;
+            }
+            // No room for the line beyond, or it reads as something else
+            // than tiles and background (UI): the board ends here when
+            // that something is less than a line away (a margin of
+            // background too thin to hold another line, then its border).
+            // A line of empty cells only is the board's when each cell
+            // shows one empty colour all over (a margin of the board's
+            // panel with the backdrop beyond is no line). On a collapse
+            // board one cell of the line may be unread: a popup over its
+            // emptied area (the board's checks allow two, apart), unless
+            // the frame is seen less than a line away. In a line of no
+            // tile, a cell read as empty must show the board's empty colour
+            // all over; one that does not counts as unread (a dark marker
+            // the palette takes for the backdrop).
+            let unread = next.as_ref().map_or(0, |(next, line)| {
+                let odd = if line.iter().any(|&v| v <= 9) {
+                    0
+                } else {
+                    outer_cells(next, rows, before)
+                        .zip(line)
+                        .filter(|(_, &v)| v == EMPTY)
+                        .filter(|(cell, _)| !empty_throughout(img, next, *cell, look, collapse))
+                        .count()
+                };
+                odd + line.iter().filter(|&&v| v != EMPTY && v > 9).count()
+            });
+            let grows = next.as_ref().is_some_and(|(_, line)| {
+                unread == 0 || (collapse && look.inside.is_some() && unread == 1 && line.len() >= 4)
+            });
+            if !tiles
+                && (!grows || unread > 0)
+                && frame_within_a_line(img, &cur, rows, before, look)
+            {
+                break;
+            }
+            // Held: a mostly empty side shows its frame where it is.
+            if held {
+                return None;
+            }
+            if !may_grow(&cur, opts, rows) || !grows {
+                return Some(false);
+            }
+            let (next, _) = next?;
+            cur = next;
+            *grew = true;
+            // Under three empty cells the board's own empty colour was
+            // not known: it is as soon as lines of them are added.
+            if look.inside.is_none() {
+                look = Emptiness::grained(img, &cur, limit);
+            }
+        }
+        Some(true)
+    };
     // A side that fails is tried again once the others have grown (a line
     // three cells long may not hold a popup, the same line grown to the
     // board's width may): the board is refused when a round grows nothing.
     let mut sides = vec![(true, true), (true, false), (false, true), (false, false)];
     while !sides.is_empty() {
-        let size = (cur.rows, cur.cols);
+        let mut grew = false;
         let mut failed = Vec::new();
-        'side: for &(rows, before) in &sides {
-            if held {
-                let (empty, tiles) = outer(&cur, rows, before)?;
-                let along = if rows { cur.cols } else { cur.rows };
-                if 2 * empty <= along {
-                    // Held as it is: the backdrop goes on beyond it, a line
-                    // of background (or no room for a line).
-                    match beyond(img, &cur, rows, before) {
-                        Some((_, line)) if line.iter().any(|&v| v != EMPTY) => return None,
-                        _ => continue 'side,
-                    }
-                }
-                // A mostly empty line is the board's when a stack of tiles
-                // reaches it (and its frame is seen where it is, below).
-                if tiles == 0 {
-                    return None;
-                }
-            }
-            loop {
-                // The line beyond, when it fits: tiles there mean the board
-                // goes on (a tile's edge is no frame).
-                let next = beyond(img, &cur, rows, before);
-                let tiles = next
-                    .as_ref()
-                    .is_some_and(|(_, line)| line.iter().any(|&v| v <= 9) && tiles_vary(line));
-                if !tiles && frame_seen(img, &cur, rows, before, look) {
-                    break;
-                }
-                // No room for the line beyond, or it reads as something else
-                // than tiles and background (UI): the board ends here when
-                // that something is less than a line away (a margin of
-                // background too thin to hold another line, then its border).
-                // A line of empty cells only is the board's when each cell
-                // shows one empty colour all over (a margin of the board's
-                // panel with the backdrop beyond is no line). On a collapse
-                // board one cell of the line may be unread: a popup over its
-                // emptied area (the board's checks allow two, apart), unless
-                // the frame is seen less than a line away. In a line of no
-                // tile, a cell read as empty must show the board's empty colour
-                // all over; one that does not counts as unread (a dark marker
-                // the palette takes for the backdrop).
-                let unread = next.as_ref().map_or(0, |(next, line)| {
-                    let odd = if line.iter().any(|&v| v <= 9) {
-                        0
-                    } else {
-                        outer_cells(next, rows, before)
-                            .zip(line)
-                            .filter(|(_, &v)| v == EMPTY)
-                            .filter(|(cell, _)| !empty_throughout(img, next, *cell, look, collapse))
-                            .count()
-                    };
-                    odd + line.iter().filter(|&&v| v != EMPTY && v > 9).count()
-                });
-                let grows = next.as_ref().is_some_and(|(_, line)| {
-                    unread == 0
-                        || (collapse && look.inside.is_some() && unread == 1 && line.len() >= 4)
-                });
-                if !tiles
-                    && (!grows || unread > 0)
-                    && frame_within_a_line(img, &cur, rows, before, look)
-                {
-                    break;
-                }
-                // Held: a mostly empty side shows its frame where it is.
-                if held {
-                    return None;
-                }
-                if !may_grow(&cur, opts, rows) || !grows {
-                    failed.push((rows, before));
-                    continue 'side;
-                }
-                let (next, _) = next?;
-                cur = next;
-                // Under three empty cells the board's own empty colour was
-                // not known: it is as soon as lines of them are added.
-                if look.inside.is_none() {
-                    look = Emptiness::grained(img, &cur, limit);
-                }
+        for &(rows, before) in &sides {
+            if !side(rows, before, &mut grew)? {
+                failed.push((rows, before));
             }
         }
-        if failed.len() == sides.len() && (cur.rows, cur.cols) == size {
+        if failed.len() == sides.len() && !grew {
             return None;
         }
         sides = failed;
@@ -3435,8 +3442,7 @@ fn empty_noise(
     let k = points.len() * 9 / 10;
     let p90 = *points.select_nth_unstable_by(k, f32::total_cmp).1;
     let noise = (NOISE_FACTOR * p90).max(NOISE_MIN);
-    let tight = near - EMPTY_NOISE + noise;
-    (tight < near).then_some(tight)
+    (noise < EMPTY_NOISE).then_some(near - EMPTY_NOISE + noise)
 }
 
 /// See [`empty_noise`].
@@ -3720,11 +3726,7 @@ fn fitted_to_tiles(img: &RgbImage, cal: &Calibration, board: &Board) -> Calibrat
                 let nearest = within(x, y)
                     .then(|| lab_at(img, x, y))
                     .flatten()
-                    .and_then(|lab| {
-                        refs.iter()
-                            .map(|&(value, r)| (value, delta_e(lab, r)))
-                            .min_by(|a, b| a.1.total_cmp(&b.1))
-                    });
+                    .and_then(|lab| nearest_reference(&refs, lab));
                 if nearest.is_some_and(|(value, d)| value == v && d <= cal.palette.threshold) {
                     sx += x;
                     sy += y;

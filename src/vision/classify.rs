@@ -25,7 +25,7 @@
 use image::RgbImage;
 
 use super::colour::{delta_e, median_mut, rgb_to_lab, robust_centre, Lab};
-use super::layout::Calibration;
+use super::layout::{nearest_reference, Calibration};
 use super::{Reading, VisionError};
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};
 
@@ -100,11 +100,8 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
                     .map(|&(dx, dy)| rgb_to_lab(pixel_at(img, cx + dx, cy + dy))),
             );
             let (lab, spread) = robust_centre(&samples[start..]);
-            let (nearest, distance) = refs
-                .iter()
-                .map(|&(v, r)| (v, delta_e(lab, r)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .unwrap_or((UNKNOWN, f32::INFINITY));
+            let (nearest, distance) =
+                nearest_reference(&refs, lab).unwrap_or((UNKNOWN, f32::INFINITY));
             let ok = distance <= cal.palette.threshold && spread <= cal.palette.max_spread;
             let refused = !ok
                 && cal

@@ -235,6 +235,14 @@ impl Palette {
     }
 }
 
+/// The reference of `refs` ([`Palette::references`]) nearest `lab`: its
+/// value and ΔE (None when there are none).
+pub fn nearest_reference(refs: &[(u8, Lab)], lab: Lab) -> Option<(u8, f32)> {
+    refs.iter()
+        .map(|&(v, r)| (v, super::colour::delta_e(lab, r)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
 fn default_max_spread() -> f32 {
     15.0
 }
