@@ -542,6 +542,40 @@ fn specks_on_a_bar_of_ui_are_no_board() {
     }
 }
 
+/// A lattice that grows far drifts off its tiles when its pitch is a
+/// little off (`extended` in `vision::calibrate`): 4231 (16x16 diamonds at
+/// 16 pixels, a blob lattice of 7x8 at 15.85) stopped at 14x9 and was
+/// refused; fitted again through its tiles when it stops, it grows to the
+/// board. 5012 (lines of colours the palette lacks: not fitted through)
+/// and 3395 (a refit that grows nothing is dropped) read as before.
+#[test]
+fn a_lattice_grown_far_is_fitted_again_through_its_tiles() {
+    for seed in [4231, 5012, 3395] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
+        assert!(t.right + 1 >= t.total, "seed {seed}: {note}");
+    }
+    let (t, note) = run_case(4231);
+    assert_eq!((t.right, t.total), (256, 256), "{note}");
+}
+
+/// A colour on two thirds of two opposite outer lines (or of the ring)
+/// and nowhere inside is the margin of a panel the lattice overran
+/// (`plausible`): 6264 read 10x10 for 8x10, 6276 8x8 for 7x6; both are
+/// refused now. A colour on half of the outer columns by chance (2224,
+/// 5070: 5 of 10 cells) is still a board's.
+#[test]
+fn a_colour_only_round_the_edge_is_a_margin() {
+    for seed in [6264, 6276] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
+    }
+    for seed in [2224, 5070] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
 /// Coarse lattices over a panel's corner and its backdrop, read as two
 /// tile colours in one area each (`flat_areas`), are no board: sparse
 /// 7313 and 7390 (3x3, `000/011/011`), dense 4281 (5x3 for 3x3).

@@ -2892,6 +2892,8 @@ fn extended(
 ) -> Option<Calibration> {
     let mut cur = cal.clone();
     let mut grown = false;
+    let mut refit = false;
+    let mut unfitted = None;
     'grow: loop {
         // (rows, not columns; before, not after)
         for (rows, before) in [(true, true), (true, false), (false, true), (false, false)] {
@@ -2963,12 +2965,48 @@ fn extended(
             if tiles && tiles_vary(&line) && parted() {
                 cur = next;
                 grown = true;
+                refit = true;
+                unfitted = None;
                 continue 'grow;
             }
+        }
+        // A pitch a little off drifts off the tiles as the lattice grows
+        // (1% is a tile's fifth over twenty lines): stopped, the lattice
+        // is fitted again through the tiles it holds and grows on; kept
+        // only when it grows (lines of colours the palette lacks are not
+        // fitted through).
+        if std::mem::take(&mut refit) && growth != Growth::Unseen {
+            if let Some(fitted) = refitted(img, &cur) {
+                unfitted = Some(std::mem::replace(&mut cur, fitted));
+                continue 'grow;
+            }
+        }
+        if let Some(u) = unfitted.take() {
+            cur = u;
         }
         break;
     }
     grown.then_some(cur)
+}
+
+/// `cal` fitted again through the tiles it reads ([`fitted_to_tiles`])
+/// when that reads no cell less well: `None` when it moves nothing or
+/// reads worse.
+fn refitted(img: &RgbImage, cal: &Calibration) -> Option<Calibration> {
+    let reading = read_board(img, cal).ok()?;
+    let fitted = fitted_to_tiles(img, cal, &reading.board);
+    if fitted.grid == cal.grid {
+        return None;
+    }
+    let again = read_board(img, &fitted).ok()?;
+    let unread = |r: &super::Reading| r.board.cells().iter().filter(|&&v| v == UNKNOWN).count();
+    let changed = reading
+        .board
+        .cells()
+        .iter()
+        .zip(again.board.cells())
+        .any(|(a, b)| a != b && *a != UNKNOWN);
+    (unread(&again) <= unread(&reading) && !changed).then_some(fitted)
 }
 
 /// True when a line's tiles (values `0..=9`) are fewer than three or of
@@ -4172,10 +4210,41 @@ fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionEr
             ("left column", confined(&|p| p.1 == 0, rows, cols)),
             ("right column", confined(&|p| p.1 == cols - 1, rows, cols)),
         ];
-        if let Some((name, _)) = bar.iter().find(|b| b.1) {
+        // On two opposite outer lines (or round the ring) and nowhere
+        // inside, on two thirds of them: the panel's margin round a board the
+        // lattice overran on both sides.
+        let ring = |a: bool, b: bool| {
+            let len = if a && b {
+                2 * (rows + cols) - 4
+            } else if a {
+                2 * cols
+            } else {
+                2 * rows
+            };
+            let on = |p: &(usize, usize)| {
+                a && (p.0 == 0 || p.0 == rows - 1) || b && (p.1 == 0 || p.1 == cols - 1)
+            };
+            rows >= 5 && cols >= 5 && at.len() >= 6 && 3 * at.len() >= 2 * len && at.iter().all(on)
+        };
+        let margin = [
+            ("top and bottom rows", ring(true, false)),
+            ("left and right columns", ring(false, true)),
+            ("outer lines", ring(true, true)),
+        ];
+        let found = (bar
+            .iter()
+            .find(|b| b.1)
+            .map(|b| (b.0, "a bar beside the board")))
+        .or_else(|| {
+            margin
+                .iter()
+                .find(|b| b.1)
+                .map(|b| (b.0, "a margin round the board"))
+        });
+        if let Some((name, what)) = found {
             return Err(VisionError::NoBoard(format!(
                 "a {rows}x{cols} lattice has a colour only on its {name}, on {} cells: \
-                 a bar beside the board, not tiles",
+                 {what}, not tiles",
                 at.len()
             )));
         }
