@@ -559,6 +559,19 @@ fn a_lattice_grown_far_is_fitted_again_through_its_tiles() {
     assert_eq!((t.right, t.total), (256, 256), "{note}");
 }
 
+/// A lattice of blobs that are the backdrop showing between tiles (a
+/// checker behind diamonds) may sit a quarter of a pitch off the tiles,
+/// not half (`shifts` in `vision::find`): these six, refused before, are
+/// read now (3 unread cells at most, the occluded ones).
+#[test]
+fn blobs_a_quarter_pitch_off_their_tiles_give_the_lattice() {
+    for seed in [2362, 3088, 3236, 4113, 4174, 6229] {
+        let (t, note) = run_case(seed);
+        assert_eq!((t.refused, t.wrong_size), (0, 0), "seed {seed}: {note}");
+        assert!(t.right + 3 >= t.total, "seed {seed}: {note}");
+    }
+}
+
 /// A colour on two thirds of two opposite outer lines (or of the ring)
 /// and nowhere inside is the margin of a panel the lattice overran
 /// (`plausible`): 6264 read 10x10 for 8x10, 6276 8x8 for 7x6; both are

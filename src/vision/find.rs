@@ -1587,6 +1587,12 @@ fn blob_candidates(
                 .or_else(|| judge(&gapless(l)))
                 .or_else(|| judge(&dual(l)))
                 .or_else(|| judge(&gapless(&dual(l))))
+                .or_else(|| {
+                    shifts(l)
+                        .iter()
+                        .filter_map(judge)
+                        .max_by(|a, b| a.score.total_cmp(&b.score))
+                })
         })
         .map(|f| FoundGrid {
             from_blobs: true,
@@ -1714,6 +1720,27 @@ fn gapless(l: &BlobLattice) -> BlobLattice {
         y: whole(l.y),
         ..*l
     }
+}
+
+/// The lattice of blobs `l` moved by quarters of its pitch along each
+/// axis (a line longer each way where moved; `dual` is the half both
+/// ways): blobs that are the backdrop showing between tiles (a checker
+/// behind diamonds) need not sit half a pitch off the tiles.
+fn shifts(l: &BlobLattice) -> Vec<BlobLattice> {
+    let moved = |a: BlobAxis, q: usize| BlobAxis {
+        first: a.first - 0.25 * q as f64 * a.pitch,
+        count: a.count + usize::from(q > 0),
+        ..a
+    };
+    (0..4)
+        .flat_map(|qx| (0..4).map(move |qy| (qx, qy)))
+        .filter(|&q| q != (0, 0) && q != (2, 2))
+        .map(|(qx, qy)| BlobLattice {
+            x: moved(l.x, qx),
+            y: moved(l.y, qy),
+            ..*l
+        })
+        .collect()
 }
 
 /// The axes of a found grid.
