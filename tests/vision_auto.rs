@@ -148,7 +148,9 @@ type Case = (Board, Style, image::RgbImage, Vec<(usize, usize)>);
 /// the pitch of tiles never side by side: 155, and one board more read
 /// with cells wrong (7148: two greens of its palette learned as one, a
 /// board refused before), so at most 9 made up; blind sampling patterns
-/// set aside on lattices of blobs: 156.
+/// set aside on lattices of blobs: 156; an outer line of eight cells all
+/// one colour refused (a band, 2026-11-28, fourth session): 157, 3 wrong
+/// size.
 #[test]
 fn sparse_boards_measured() {
     let n: u64 = std::env::var("SPARSE_CASES")
@@ -175,12 +177,12 @@ fn sparse_boards_measured() {
     });
     if (from, n) == (7000, 200) {
         assert!(
-            all.exact >= 156,
+            all.exact >= 157,
             "sparse boards read exactly: {}",
             all.exact
         );
         assert!(
-            all.wrong_size <= 4,
+            all.wrong_size <= 3,
             "sparse boards of a wrong size: {}",
             all.wrong_size
         );

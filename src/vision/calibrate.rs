@@ -4249,6 +4249,24 @@ fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionEr
             )));
         }
     }
+    // An outer line of eight cells or more all of one tile colour: a bar or
+    // a margin the lattice ran into (the band under a header's pixel
+    // text). Tiles in a line that long are never all alike: a swap game
+    // would have matched them, a collapse board of even three colours
+    // holds such a line once in thousands.
+    let uniform_line = |i: &usize| {
+        let line = side_line(rows, cols, *i, 0);
+        let first = board.get(line[0].0, line[0].1);
+        line.len() >= UNIFORM_LINE
+            && first <= 9
+            && line.iter().all(|p| board.get(p.0, p.1) == first)
+    };
+    if let Some(i) = (0..4).find(uniform_line) {
+        return Err(VisionError::NoBoard(format!(
+            "a {rows}x{cols} lattice reads one colour all along its {}: a bar or a margin, not tiles",
+            SIDES[i]
+        )));
+    }
     if extent == Seen::Framed {
         return Ok(());
     }
@@ -4403,6 +4421,10 @@ fn side_line(rows: usize, cols: usize, side: usize, depth: usize) -> Vec<(usize,
         _ => (0..rows).map(|y| (y, cols - 1 - c)).collect(),
     }
 }
+
+/// The fewest cells of an outer line all of one colour that make it a bar
+/// or a margin, not tiles ([`plausible`]).
+const UNIFORM_LINE: usize = 8;
 
 /// More than half of `line`'s cells empty.
 fn mostly_empty(board: &Board, line: &[(usize, usize)]) -> bool {
@@ -5294,6 +5316,50 @@ mod tests {
                 .collect();
             let b: Board = text.join("/").parse().expect("board text");
             assert_eq!(repeats(&b), None, "{b}");
+        }
+    }
+
+    #[test]
+    fn a_band_or_a_margin_round_the_lattice_is_no_board() {
+        let refused = |t: &str| {
+            let b: Board = t.parse().expect("board text");
+            plausible(&b, Seen::Guessed, false).is_err()
+        };
+        // The band under a header's pixel text (sparse 7459): its bottom
+        // row all one colour, eight cells or more.
+        assert!(refused("0100220000?1/000222000?02/222222222222"));
+        // Seven cells alike: chance on a small board, still read.
+        assert!(!refused("0121020/1002112/2110201/1111111"));
+        // A panel's margin on the top and bottom rows only (dense 6264:
+        // 14 of 20 cells), or round the ring (6276: 22 of 28).
+        assert!(refused(
+            "??00000012/1223424513/5245123453/1522445513/0000000012"
+        ));
+        assert!(refused("0000000/0123410/0412340/0234120/0000000"));
+        // A colour on half the outer columns by chance (dense 2224: 5 of
+        // 10 cells) is a board's.
+        assert!(!refused("0010012/1101103/...2123/3001103/1002223"));
+        // Dealt boards (3-6 colours, 5-12 a side): none of 3000 is refused
+        // by either rule (other rules refuse a few: small boards that
+        // happen to have their colours in areas).
+        let mut rng = crate::rng::SplitMix64::new(11);
+        for _ in 0..3000 {
+            let (rows, cols, k) = (5 + rng.below(8), 5 + rng.below(8), 3 + rng.below(4));
+            let text: Vec<String> = (0..rows)
+                .map(|_| {
+                    (0..cols)
+                        .map(|_| char::from(b'0' + rng.below(k) as u8))
+                        .collect()
+                })
+                .collect();
+            let b: Board = text.join("/").parse().expect("board text");
+            if let Err(e) = plausible(&b, Seen::Guessed, false) {
+                let e = e.to_string();
+                assert!(
+                    !e.contains("a margin") && !e.contains("all along"),
+                    "{b}: {e}"
+                );
+            }
         }
     }
 
