@@ -5304,19 +5304,30 @@ mod tests {
         // Under 12 cells repeated: chance, not UI.
         assert_eq!(repeats_of("012/012/120"), None);
         // Dealt boards: none of 3000 (3-6 colours, 3-12 a side) repeats.
-        let mut rng = crate::rng::SplitMix64::new(7);
-        for _ in 0..3000 {
-            let (rows, cols, k) = (3 + rng.below(10), 3 + rng.below(10), 3 + rng.below(4));
-            let text: Vec<String> = (0..rows)
-                .map(|_| {
-                    (0..cols)
-                        .map(|_| char::from(b'0' + rng.below(k) as u8))
-                        .collect()
-                })
-                .collect();
-            let b: Board = text.join("/").parse().expect("board text");
+        for b in dealt_boards(7, 3) {
             assert_eq!(repeats(&b), None, "{b}");
         }
+    }
+
+    /// 3000 boards dealt at random from `seed`: 3-6 colours, `least` to 12
+    /// cells a side.
+    fn dealt_boards(seed: u64, least: usize) -> Vec<Board> {
+        let mut rng = crate::rng::SplitMix64::new(seed);
+        (0..3000)
+            .map(|_| {
+                let span = 13 - least;
+                let (rows, cols) = (least + rng.below(span), least + rng.below(span));
+                let k = 3 + rng.below(4);
+                let text: Vec<String> = (0..rows)
+                    .map(|_| {
+                        (0..cols)
+                            .map(|_| char::from(b'0' + rng.below(k) as u8))
+                            .collect()
+                    })
+                    .collect();
+                text.join("/").parse().expect("board text")
+            })
+            .collect()
     }
 
     #[test]
@@ -5342,17 +5353,7 @@ mod tests {
         // Dealt boards (3-6 colours, 5-12 a side): none of 3000 is refused
         // by either rule (other rules refuse a few: small boards that
         // happen to have their colours in areas).
-        let mut rng = crate::rng::SplitMix64::new(11);
-        for _ in 0..3000 {
-            let (rows, cols, k) = (5 + rng.below(8), 5 + rng.below(8), 3 + rng.below(4));
-            let text: Vec<String> = (0..rows)
-                .map(|_| {
-                    (0..cols)
-                        .map(|_| char::from(b'0' + rng.below(k) as u8))
-                        .collect()
-                })
-                .collect();
-            let b: Board = text.join("/").parse().expect("board text");
+        for b in dealt_boards(11, 5) {
             if let Err(e) = plausible(&b, Seen::Guessed, false) {
                 let e = e.to_string();
                 assert!(
