@@ -1696,16 +1696,7 @@ fn blob_axis(a: BlobAxis, params: &FindParams) -> Axis {
 /// their corners cut): then the tiles fill the pitch but for a gap of
 /// unknown width, tried as none ([`gapless`]).
 fn dual(l: &BlobLattice) -> BlobLattice {
-    let half = |a: BlobAxis| BlobAxis {
-        first: a.first - 0.5 * a.pitch,
-        count: a.count + 1,
-        ..a
-    };
-    BlobLattice {
-        x: half(l.x),
-        y: half(l.y),
-        ..*l
-    }
+    shifted(l, 2, 2)
 }
 
 /// A lattice of blobs with tiles filling the pitch: the blobs may be
@@ -1727,20 +1718,26 @@ fn gapless(l: &BlobLattice) -> BlobLattice {
 /// ways): blobs that are the backdrop showing between tiles (a checker
 /// behind diamonds) need not sit half a pitch off the tiles.
 fn shifts(l: &BlobLattice) -> Vec<BlobLattice> {
+    (0..4)
+        .flat_map(|qx| (0..4).map(move |qy| (qx, qy)))
+        .filter(|&q| q != (0, 0) && q != (2, 2))
+        .map(|(qx, qy)| shifted(l, qx, qy))
+        .collect()
+}
+
+/// The lattice of blobs `l` moved back by `qx` and `qy` quarters of its
+/// pitch, a line longer along each axis it moves on.
+fn shifted(l: &BlobLattice, qx: usize, qy: usize) -> BlobLattice {
     let moved = |a: BlobAxis, q: usize| BlobAxis {
         first: a.first - 0.25 * q as f64 * a.pitch,
         count: a.count + usize::from(q > 0),
         ..a
     };
-    (0..4)
-        .flat_map(|qx| (0..4).map(move |qy| (qx, qy)))
-        .filter(|&q| q != (0, 0) && q != (2, 2))
-        .map(|(qx, qy)| BlobLattice {
-            x: moved(l.x, qx),
-            y: moved(l.y, qy),
-            ..*l
-        })
-        .collect()
+    BlobLattice {
+        x: moved(l.x, qx),
+        y: moved(l.y, qy),
+        ..*l
+    }
 }
 
 /// The axes of a found grid.
