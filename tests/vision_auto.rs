@@ -1152,3 +1152,39 @@ fn a_blob_lattice_past_its_blobs_makes_no_board() {
         assert_eq!((r.board.rows(), r.board.cols()), (4, 3), "read {}", r.board);
     }
 }
+
+/// Klickety's board sits in a black panel with the toolbar above it and the
+/// status bar below: the median colour all round is a toss-up between black
+/// and grey, which any resampling tipped to grey, so its emptied cells read
+/// as a fifth tile colour. The colour of two sides is tried when no cell
+/// shows the median (`backgrounds_around`). Before: every one of these read
+/// a wrong board.
+#[test]
+fn a_board_in_a_panel_between_bars_reads_its_empty_cells_resampled() {
+    use image::imageops::{blur, resize, FilterType};
+    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/uncalibrated/klickety/easy-mid.png");
+    let (_, img, want) = load_labelled(&png);
+    let (w, h) = img.dimensions();
+    let scaled = |f: f64| {
+        let (sw, sh) = ((w as f64 * f) as u32, (h as f64 * f) as u32);
+        resize(&img, sw, sh, FilterType::Triangle)
+    };
+    for (name, pic) in [
+        ("blurred", blur(&img, 1.2)),
+        ("at 0.6", scaled(0.6)),
+        ("at 1.5", scaled(1.5)),
+    ] {
+        let got = read_auto(&pic, &CalibrateOptions::find("generic", Hints::default()));
+        let Ok((r, _)) = got else {
+            panic!("{name}: refused: {:?}", got.err());
+        };
+        let b = &r.board;
+        assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()), "{name}");
+        assert_eq!(
+            score(&want, b, &[]).right,
+            want.rows() * want.cols(),
+            "{name}: {b}"
+        );
+    }
+}

@@ -486,6 +486,65 @@ fn between_tiles(grid: &Grid, row: bool, line: usize, boundary: usize, t: f64) -
     }
 }
 
+/// The colours around the board rectangle ([`background_around`]) that an
+/// emptied cell may show, most likely first: the median of the band all
+/// round, then, when the sides show two colours, one on each pair of
+/// opposite sides (within `apart`), each of the two. A board in a window's
+/// panel may have the panel on two sides and a toolbar and a status bar on
+/// the other two (Klickety): the median of all four is then a toss-up
+/// between them, which blurring or scaling the picture tips. (Any colour of
+/// two sides made up a board over a row of buttons on a backdrop of the
+/// empty colour: synthetic seed 3122.)
+fn backgrounds_around(
+    img: &RgbImage,
+    grid: &Grid,
+    rows: usize,
+    cols: usize,
+    apart: f32,
+) -> Vec<Lab> {
+    let mut out: Vec<Lab> = background_around(img, grid, rows, cols)
+        .into_iter()
+        .collect();
+    let sides: Vec<Lab> = (0..4)
+        .filter_map(|side| side_around(img, grid, rows, cols, side))
+        .collect();
+    let [top, bottom, left, right] = sides[..] else {
+        return out;
+    };
+    let pair = |a: Lab, b: Lab| delta_e(a, b) <= apart;
+    if pair(top, bottom) && pair(left, right) && !pair(top, left) {
+        for bg in [left, top] {
+            if out.iter().all(|o| !pair(*o, bg)) {
+                out.push(bg);
+            }
+        }
+    }
+    out
+}
+
+/// Median Lab of the band just outside side `side` of the board rectangle
+/// (0 top, 1 bottom, 2 left, 3 right), if enough of it is in the picture.
+fn side_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize, side: usize) -> Option<Lab> {
+    let (x, y) = (grid.left, grid.top);
+    let w = cols as f64 * grid.pitch_x() - grid.gap_x;
+    let h = rows as f64 * grid.pitch_y() - grid.gap_y;
+    let band = (grid.pitch_x().min(grid.pitch_y()) * 0.3).max(2.0);
+    let steps = 64;
+    let samples: Vec<Lab> = (0..=steps)
+        .filter_map(|k| {
+            let t = k as f64 / steps as f64;
+            let (px, py) = match side {
+                0 => (x + t * w, y - band),
+                1 => (x + t * w, y + h + band),
+                2 => (x - band, y + t * h),
+                _ => (x + w + band, y + t * h),
+            };
+            lab_at(img, px, py)
+        })
+        .collect();
+    (2 * samples.len() > steps).then(|| median_lab(&samples))
+}
+
 /// Median Lab of the pixels in a band around the board rectangle (outside
 /// it), if any of the band is in the picture.
 fn background_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize) -> Option<Lab> {
@@ -1382,17 +1441,25 @@ fn calibrate_on(
         .filter(|m| m.0 == 0)
         .map(|m| (m.2.lab, m.2.spread))
         .collect();
-    let around = background_around(first, &cal.grid, rows, cols);
+    let arounds = backgrounds_around(first, &cal.grid, rows, cols, p.empty_distance);
+    let around = arounds.first().copied();
     let shown = |bg: &Lab| {
         first_cells
             .iter()
             .any(|c| delta_e(*c, *bg) <= p.empty_distance)
     };
-    let background = match around {
-        Some(bg) if shown(&bg) && holes_show(first, &cal, &first_cells, bg, p.empty_distance) => {
-            Some(bg)
-        }
-        _ => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
+    // The sides' own colours only when no cell shows the median of all.
+    let tried = if around.is_some_and(|bg| !shown(&bg)) {
+        &arounds[..]
+    } else {
+        &arounds[..arounds.len().min(1)]
+    };
+    let holes = tried
+        .iter()
+        .find(|bg| shown(bg) && holes_show(first, &cal, &first_cells, **bg, p.empty_distance));
+    let background = match holes {
+        Some(&bg) => Some(bg),
+        None => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
             .filter(|bg| shown(bg))
             .or_else(|| {
                 background_between(first, &cal.grid, rows, cols, &first_cells, p.empty_distance)
