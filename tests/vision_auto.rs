@@ -1188,3 +1188,30 @@ fn a_board_in_a_panel_between_bars_reads_its_empty_cells_resampled() {
         );
     }
 }
+
+/// A board of pieces on a coloured backdrop (Iagno's Adwaita theme: discs
+/// on blue cells) dimmed by a quarter with its contrast cut by a fifth: its
+/// dark discs are then under `split_distance` from the blue, so `backdrop`
+/// saw the white discs alone and took the grid lines for the empty colour;
+/// a piece is any cell unlike its corners by more than `empty_distance`.
+/// Before: refused ("one colour all along its left column").
+#[test]
+fn a_dimmed_board_of_pieces_keeps_its_backdrop() {
+    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/uncalibrated/iagno/adwaita-late.png");
+    let (_, mut img, want) = load_labelled(&png);
+    for p in img.pixels_mut() {
+        for v in p.0.iter_mut() {
+            *v = (0.8 * (0.75 * *v as f64 - 100.0) + 100.0)
+                .round()
+                .clamp(0.0, 255.0) as u8;
+        }
+    }
+    let got = read_auto(&img, &CalibrateOptions::find("generic", Hints::default()));
+    let Ok((r, _)) = got else {
+        panic!("refused: {:?}", got.err());
+    };
+    let b = &r.board;
+    assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()));
+    assert_eq!(score(&want, b, &[]).right, want.rows() * want.cols(), "{b}");
+}

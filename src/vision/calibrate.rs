@@ -389,8 +389,10 @@ fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -
 /// board nor any boundary between tiles shows it (a window's frame around
 /// the board; grid lines between the cells).
 ///
-/// Taken when 3+ cells of 2+ piece colours (unlike their corners by the
-/// split distance, and about uniform where sampled: spread within the split
+/// Taken when 3+ cells of 2+ piece colours (unlike their corners by more
+/// than the empty distance: a board dimmed by a quarter with its contrast
+/// cut brings dark discs within the split distance of their backdrop, and
+/// the white ones alone are one colour; and about uniform where sampled: spread within the split
 /// distance; a glossy disc's highlight spreads up to ~19) have corners that agree (within the empty distance of their
 /// median) and at least two thirds of those corners show one colour.
 /// Square tiles filling their cells show their own colour in the corners,
@@ -434,7 +436,7 @@ fn backdrop(
                 continue;
             }
             if let Some(k) = corner(r, c) {
-                if delta_e(own, k) > p.split_distance {
+                if delta_e(own, k) > p.empty_distance {
                     pieces.push((own, k));
                 }
             }
