@@ -9,6 +9,14 @@
 //! under `fixtures/uncalibrated/*/` (all but `swellfoop-themes`, which has a
 //! test of its own), counting cells right too (a refused board counts 0).
 //!
+//! `RESAMPLE=HOW` reads each picture changed as a phone capture or an
+//! emulator would show it (the layouts the reader is measured on outside
+//! this repository): `emu25` (scaled by 2.5, blurred), `half` (scaled by
+//! 0.6), `jpeg` (scaled by 1.33, JPEG at quality 55), `dim` (three quarters
+//! as bright, four fifths the contrast), `bright` (a quarter brighter),
+//! `phone` (scaled to 1080 wide at the bottom of a 1080x1920 screen with a
+//! status bar); `RESAMPLE=all` runs each in turn.
+//!
 //! A label `none` is a screen without a board: refusing it is right. A board
 //! with empty cells on an outer row or column (a game part-played) is right
 //! when read right or refused (its size cannot be seen).
@@ -16,6 +24,7 @@
 use gridbot::board::{Board, EMPTY};
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::Hints;
+use image::RgbImage;
 
 /// True when `got` is `want` up to a one-to-one renaming of colours.
 fn same_up_to_renaming(want: &Board, got: &Board) -> bool {
@@ -78,23 +87,108 @@ fn subdirs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     v
 }
 
+/// The ways `RESAMPLE` changes a picture.
+const RESAMPLINGS: [&str; 6] = ["emu25", "half", "jpeg", "dim", "bright", "phone"];
+
+/// `img` changed as `how` says (see the module docs); `None` for no change.
+fn resampled(img: &RgbImage, how: &str) -> Option<RgbImage> {
+    use image::imageops::{blur, overlay, resize, FilterType};
+    let (w, h) = img.dimensions();
+    let scaled = |f: f64, filter| {
+        let (sw, sh) = ((w as f64 * f).round() as u32, (h as f64 * f).round() as u32);
+        resize(img, sw.max(1), sh.max(1), filter)
+    };
+    let mapped = |f: &dyn Fn(f64) -> f64| {
+        let mut out = img.clone();
+        for p in out.pixels_mut() {
+            for v in p.0.iter_mut() {
+                *v = f(*v as f64).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+        out
+    };
+    Some(match how {
+        "emu25" => blur(&scaled(2.5, FilterType::Triangle), 1.2),
+        "half" => scaled(0.6, FilterType::Lanczos3),
+        "jpeg" => {
+            let big = scaled(1.33, FilterType::CatmullRom);
+            let mut buf = Vec::new();
+            let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 55);
+            big.write_with_encoder(enc).ok()?;
+            image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
+                .ok()?
+                .into_rgb8()
+        }
+        "dim" => {
+            let n = (w as f64 * h as f64).max(1.0);
+            let mean = img
+                .pixels()
+                .map(|p| p.0.iter().map(|&v| v as f64).sum::<f64>() / 3.0)
+                .sum::<f64>()
+                / n
+                * 0.75;
+            mapped(&|v| mean + 0.8 * (0.75 * v - mean))
+        }
+        "bright" => mapped(&|v| 1.25 * v),
+        "phone" => {
+            let (pw, ph) = (1080u32, 1920u32);
+            let f = (pw as f64 / w as f64).min((ph - 200) as f64 / h as f64);
+            let inner = scaled(f, FilterType::Triangle);
+            let mut screen = RgbImage::from_pixel(pw, ph, image::Rgb([20, 20, 24]));
+            for y in 0..70 {
+                for x in 0..pw {
+                    screen.put_pixel(x, y, image::Rgb([0, 0, 0]));
+                }
+            }
+            let x = (pw - inner.width()) / 2;
+            let y = ph - inner.height() - 60;
+            overlay(&mut screen, &inner, x as i64, y as i64);
+            screen
+        }
+        _ => return None,
+    })
+}
+
 fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.is_empty() {
-        run(&root, subdirs(&root), "fixtures with no calibration");
-        let unseen: Vec<std::path::PathBuf> = subdirs(&root.join("uncalibrated"))
-            .into_iter()
-            .filter(|d| !d.ends_with("swellfoop-themes"))
-            .collect();
-        run(&root, unseen, "unseen games with no calibration");
-    } else {
-        let dirs = args.iter().map(std::path::PathBuf::from).collect();
-        run(&root, dirs, "with no calibration");
+    let how = std::env::var("RESAMPLE").ok();
+    let hows: Vec<Option<&str>> = match how.as_deref() {
+        None | Some("") => vec![None],
+        Some("all") => RESAMPLINGS.iter().map(|h| Some(*h)).collect(),
+        Some(h) if RESAMPLINGS.contains(&h) => vec![Some(h)],
+        Some(h) => {
+            eprintln!("RESAMPLE={h}: not one of all, {}", RESAMPLINGS.join(", "));
+            std::process::exit(2);
+        }
+    };
+    for how in hows {
+        let tag = how.map(|h| format!(" ({h})")).unwrap_or_default();
+        if args.is_empty() {
+            run(
+                &root,
+                subdirs(&root),
+                &format!("fixtures with no calibration{tag}"),
+                how,
+            );
+            let unseen: Vec<std::path::PathBuf> = subdirs(&root.join("uncalibrated"))
+                .into_iter()
+                .filter(|d| !d.ends_with("swellfoop-themes"))
+                .collect();
+            run(
+                &root,
+                unseen,
+                &format!("unseen games with no calibration{tag}"),
+                how,
+            );
+        } else {
+            let dirs = args.iter().map(std::path::PathBuf::from).collect();
+            run(&root, dirs, &format!("with no calibration{tag}"), how);
+        }
     }
 }
 
-fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str) {
+fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str, how: Option<&str>) {
     let (mut right, mut refused, mut wrong) = (0, 0, 0);
     let (mut cells, mut cells_total) = (0, 0);
     for dir in dirs {
@@ -118,6 +212,7 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str) {
             let Ok(img) = gridbot::vision::load_image(&png) else {
                 continue;
             };
+            let img = how.and_then(|h| resampled(&img, h)).unwrap_or(img);
             let t = std::time::Instant::now();
             let got = read_auto(&img, &CalibrateOptions::find(&game, Hints::default()));
             let ms = t.elapsed().as_secs_f64() * 1e3;
