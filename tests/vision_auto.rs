@@ -1215,3 +1215,39 @@ fn a_dimmed_board_of_pieces_keeps_its_backdrop() {
     assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()));
     assert_eq!(score(&want, b, &[]).right, want.rows() * want.cols(), "{b}");
 }
+
+/// Swell Foop's normal board mid-game (seven tiles in the bottom left
+/// corner of a 10x15 board) scaled to 0.6: the lattice found over the seven
+/// tiles is 1.4 % off in pitch, and grown over eleven empty columns it
+/// stopped one short of the frame (10x14, a made-up size). The lattice is
+/// fitted to its frame (`fitted_to_frame`).
+#[test]
+fn a_collapse_board_grown_from_a_corner_fills_its_frame() {
+    use image::imageops::{resize, FilterType};
+    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/swellfoop-normal/c2-mid.png");
+    let (_, img, want) = load_labelled(&png);
+    let (w, h) = img.dimensions();
+    for filter in [
+        FilterType::Nearest,
+        FilterType::Triangle,
+        FilterType::CatmullRom,
+        FilterType::Gaussian,
+        FilterType::Lanczos3,
+    ] {
+        for f in [0.55, 0.6, 0.7] {
+            let pic = resize(&img, (w as f64 * f) as u32, (h as f64 * f) as u32, filter);
+            let got = read_auto(&pic, &CalibrateOptions::find("samegame", Hints::default()));
+            let Ok((r, _)) = got else {
+                continue;
+            };
+            let b = &r.board;
+            assert_eq!(
+                (b.rows(), b.cols()),
+                (want.rows(), want.cols()),
+                "{filter:?} at {f}: {b}"
+            );
+            assert_eq!(score(&want, b, &[]).right, want.rows() * want.cols(), "{b}");
+        }
+    }
+}

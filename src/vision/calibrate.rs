@@ -3508,7 +3508,128 @@ fn framed(
         }
         sides = failed;
     }
+    let look = Emptiness::grained(img, &cur, limit);
+    for rows in [false, true] {
+        if let Some(fitted) = fitted_to_frame(img, &cur, rows, look, opts) {
+            cur = fitted;
+        }
+    }
     Some(cur)
+}
+
+/// Most a lattice's pitch may change to fill its frame ([`fitted_to_frame`]).
+const FRAME_FIT: f64 = 0.03;
+
+/// How far from a whole number of lines the frame's extent may be, in
+/// lines ([`fitted_to_frame`]).
+const WHOLE: f64 = 0.25;
+
+/// The larger margin [`fitted_to_frame`] allows on the side the lattice
+/// is flush with, in pitches.
+const FLUSH: f64 = 0.15;
+
+/// `cal` with its lines along one axis (rows when `rows`) fitted to its
+/// frame, when a margin of the board's empty colour is left between them
+/// and the frame: the frame's extent (where it is first seen past each
+/// side, [`frame_seen_within`]) divided into the nearest whole number of
+/// lines, the pitch changing by at most [`FRAME_FIT`]. Taken when the
+/// margins add up to a third of a pitch or more, one of them is under
+/// [`FLUSH`] of a pitch, the frame is then seen
+/// within 4 pixels of both sides, and every tile reads as before in its
+/// place (the lines are counted from the side with the smaller margin,
+/// where a collapse board's tiles settle) with any new line empty. A
+/// lattice grown from a few tiles carries their pitch error over every
+/// empty line it grows by: Swell Foop's normal board at 0.6 (7 tiles in a
+/// corner, 30.42 pixels for 30) stopped a column short of its frame.
+fn fitted_to_frame(
+    img: &RgbImage,
+    cal: &Calibration,
+    rows: bool,
+    look: Emptiness,
+    opts: &CalibrateOptions,
+) -> Option<Calibration> {
+    let g = &cal.grid;
+    let (pitch, n) = if rows {
+        (g.pitch_y(), cal.rows)
+    } else {
+        (g.pitch_x(), cal.cols)
+    };
+    let reach = pitch.ceil() as usize;
+    let margin =
+        |before: bool| (1..=reach).find(|&r| frame_seen_within(img, cal, rows, before, look, r));
+    let (a, b) = (margin(true)?, margin(false)?);
+    let (a, b) = (a as f64 - 1.0, b as f64 - 1.0);
+    // Flush with the frame on one side: the lattice was grown from there
+    // (margins on both sides are a panel's, round a board that ends where
+    // its lattice does: synthetic sparse 7024).
+    if a + b < pitch / 3.0 || a.min(b) > FLUSH * pitch {
+        return None;
+    }
+    let (start, gap) = if rows {
+        (g.top, g.gap_y)
+    } else {
+        (g.left, g.gap_x)
+    };
+    let extent = n as f64 * pitch - gap + a + b;
+    // The extent must hold a whole number of lines near enough to say
+    // which (15.55 lines of a pitch 4 % short is neither 15 nor 16).
+    let lines = extent / pitch;
+    if (lines - lines.round()).abs() > WHOLE {
+        return None;
+    }
+    let count = lines.round() as usize;
+    let fitted = (extent + gap) / count as f64;
+    if count < n || count > n + 1 || (fitted / pitch - 1.0).abs() > FRAME_FIT {
+        return None;
+    }
+    let given = if rows {
+        opts.hints.rows
+    } else {
+        opts.hints.cols
+    };
+    if count > n && (given.is_some() || count > opts.find.max_cells) {
+        return None;
+    }
+    let k = fitted / pitch;
+    let mut next = cal.clone();
+    let first = start - a;
+    if rows {
+        next.rows = count;
+        next.grid.top = first;
+        next.grid.cell_height = g.cell_height * k;
+        next.grid.gap_y = g.gap_y * k;
+    } else {
+        next.cols = count;
+        next.grid.left = first;
+        next.grid.cell_width = g.cell_width * k;
+        next.grid.gap_x = g.gap_x * k;
+    }
+    next.validate().ok()?;
+    // Lines counted from the side with the smaller margin.
+    let shift = if a <= b { 0 } else { count - n };
+    let old = read_board(img, cal).ok()?;
+    let new = read_board(img, &next).ok()?;
+    let (ob, nb) = (&old.board, &new.board);
+    for r in 0..nb.rows() {
+        for c in 0..nb.cols() {
+            let (or, oc) = if rows {
+                (r.checked_sub(shift), Some(c))
+            } else {
+                (Some(r), c.checked_sub(shift))
+            };
+            let was = match (or, oc) {
+                (Some(or), Some(oc)) if or < ob.rows() && oc < ob.cols() => ob.get(or, oc),
+                _ => EMPTY,
+            };
+            if nb.get(r, c) != was {
+                return None;
+            }
+        }
+    }
+    [true, false]
+        .into_iter()
+        .all(|before| frame_seen(img, &next, rows, before, look))
+        .then_some(next)
 }
 
 /// The colour the board's own empty cells show (`labs`, their colours),
