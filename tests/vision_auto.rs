@@ -862,6 +862,21 @@ fn load_labelled(png: &std::path::Path) -> (String, image::RgbImage, Board) {
     (name, img, want)
 }
 
+/// Asserts that `got` is `want` at its size with every cell right (up to
+/// a renaming of colours); `name` says which picture.
+fn assert_read_right(want: &Board, got: &Board, name: &str) {
+    assert_eq!(
+        (got.rows(), got.cols()),
+        (want.rows(), want.cols()),
+        "{name}: {got}"
+    );
+    assert_eq!(
+        score(want, got, &[]).right,
+        want.rows() * want.cols(),
+        "{name}: {got}"
+    );
+}
+
 #[test]
 fn swell_foop_themes_read_right_or_are_refused() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1102,13 +1117,7 @@ fn swellfoop_mid_game_reads_to_its_frame() {
         let (_, img, want) = load_labelled(&root.join(format!("{name}.png")));
         let (r, _) = read_auto(&img, &CalibrateOptions::find("samegame", Hints::default()))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let b = &r.board;
-        assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()), "{name}");
-        assert_eq!(
-            score(&want, b, &[]).right,
-            want.rows() * want.cols(),
-            "{name}: {b}"
-        );
+        assert_read_right(&want, &r.board, name);
     }
 }
 
@@ -1179,13 +1188,7 @@ fn a_board_in_a_panel_between_bars_reads_its_empty_cells_resampled() {
         let Ok((r, _)) = got else {
             panic!("{name}: refused: {:?}", got.err());
         };
-        let b = &r.board;
-        assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()), "{name}");
-        assert_eq!(
-            score(&want, b, &[]).right,
-            want.rows() * want.cols(),
-            "{name}: {b}"
-        );
+        assert_read_right(&want, &r.board, name);
     }
 }
 
@@ -1211,9 +1214,7 @@ fn a_dimmed_board_of_pieces_keeps_its_backdrop() {
     let Ok((r, _)) = got else {
         panic!("refused: {:?}", got.err());
     };
-    let b = &r.board;
-    assert_eq!((b.rows(), b.cols()), (want.rows(), want.cols()));
-    assert_eq!(score(&want, b, &[]).right, want.rows() * want.cols(), "{b}");
+    assert_read_right(&want, &r.board, "dimmed");
 }
 
 /// Swell Foop's normal board mid-game (seven tiles in the bottom left
@@ -1241,13 +1242,7 @@ fn a_collapse_board_grown_from_a_corner_fills_its_frame() {
             let Ok((r, _)) = got else {
                 continue;
             };
-            let b = &r.board;
-            assert_eq!(
-                (b.rows(), b.cols()),
-                (want.rows(), want.cols()),
-                "{filter:?} at {f}: {b}"
-            );
-            assert_eq!(score(&want, b, &[]).right, want.rows() * want.cols(), "{b}");
+            assert_read_right(&want, &r.board, &format!("{filter:?} at {f}"));
         }
     }
 }
