@@ -527,42 +527,48 @@ fn backgrounds_around(
 /// Median Lab of the band just outside side `side` of the board rectangle
 /// (0 top, 1 bottom, 2 left, 3 right), if enough of it is in the picture.
 fn side_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize, side: usize) -> Option<Lab> {
+    let samples: Vec<Lab> = (0..=AROUND_STEPS)
+        .filter_map(|k| {
+            let (px, py) = around_point(grid, rows, cols, side, k);
+            lab_at(img, px, py)
+        })
+        .collect();
+    (2 * samples.len() > AROUND_STEPS).then(|| median_lab(&samples))
+}
+
+/// Points sampled along each side of the band round the board.
+const AROUND_STEPS: usize = 64;
+
+/// Point `k` of [`AROUND_STEPS`] along side `side` (0 top, 1 bottom, 2
+/// left, 3 right) of the band just outside the board rectangle, a third of
+/// a pitch wide (2 pixels at least).
+fn around_point(grid: &Grid, rows: usize, cols: usize, side: usize, k: usize) -> (f64, f64) {
     let (x, y) = (grid.left, grid.top);
     let w = cols as f64 * grid.pitch_x() - grid.gap_x;
     let h = rows as f64 * grid.pitch_y() - grid.gap_y;
     let band = (grid.pitch_x().min(grid.pitch_y()) * 0.3).max(2.0);
-    let steps = 64;
-    let samples: Vec<Lab> = (0..=steps)
-        .filter_map(|k| {
-            let t = k as f64 / steps as f64;
-            let (px, py) = match side {
-                0 => (x + t * w, y - band),
-                1 => (x + t * w, y + h + band),
-                2 => (x - band, y + t * h),
-                _ => (x + w + band, y + t * h),
-            };
-            lab_at(img, px, py)
-        })
-        .collect();
-    (2 * samples.len() > steps).then(|| median_lab(&samples))
+    let t = k as f64 / AROUND_STEPS as f64;
+    match side {
+        0 => (x + t * w, y - band),
+        1 => (x + t * w, y + h + band),
+        2 => (x - band, y + t * h),
+        _ => (x + w + band, y + t * h),
+    }
 }
 
 /// Median Lab of the pixels in a band around the board rectangle (outside
 /// it), if any of the band is in the picture.
 fn background_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize) -> Option<Lab> {
     let (x, y) = (grid.left, grid.top);
-    let w = cols as f64 * grid.pitch_x() - grid.gap_x;
     let h = rows as f64 * grid.pitch_y() - grid.gap_y;
-    let band = (grid.pitch_x().min(grid.pitch_y()) * 0.3).max(2.0);
     let mut samples: Vec<Lab> = Vec::new();
     let mut push = |px: f64, py: f64| samples.extend(lab_at(img, px, py));
-    let steps = 64;
+    let steps = AROUND_STEPS;
     for k in 0..=steps {
-        let t = k as f64 / steps as f64;
-        push(x + t * w, y - band);
-        push(x + t * w, y + h + band);
-        push(x - band, y + t * h);
-        push(x + w + band, y + t * h);
+        for side in 0..4 {
+            let (px, py) = around_point(grid, rows, cols, side, k);
+            push(px, py);
+        }
     }
     // The gaps between tiles are background too.
     if grid.gap_x >= 2.0 {
@@ -573,15 +579,7 @@ fn background_around(img: &RgbImage, grid: &Grid, rows: usize, cols: usize) -> O
             }
         }
     }
-    if samples.len() < 8 {
-        return None;
-    }
-    let mut med = [0f32; 3];
-    for (k, m) in med.iter_mut().enumerate() {
-        let mut v: Vec<f32> = samples.iter().map(|s| s[k]).collect();
-        *m = median_mut(&mut v);
-    }
-    Some(med)
+    (samples.len() >= 8).then(|| median_lab(&samples))
 }
 
 /// The colour seen between neighbouring tiles, if the board shows one: the
