@@ -15,7 +15,8 @@
 //! 0.6), `jpeg` (scaled by 1.33, JPEG at quality 55), `dim` (three quarters
 //! as bright, four fifths the contrast), `bright` (a quarter brighter),
 //! `phone` (scaled to 1080 wide at the bottom of a 1080x1920 screen with a
-//! status bar); `RESAMPLE=all` runs each in turn.
+//! status bar); `RESAMPLE=all` runs each in turn. `RESAMPLE_DIR=DIR` saves
+//! each changed picture there (to look at one with `find_debug`).
 //!
 //! A label `none` is a screen without a board: refusing it is right. A board
 //! with empty cells on an outer row or column (a game part-played) is right
@@ -213,6 +214,14 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str, how: O
                 continue;
             };
             let img = how.and_then(|h| resampled(&img, h)).unwrap_or(img);
+            if let (Some(h), Ok(out)) = (how, std::env::var("RESAMPLE_DIR")) {
+                let flat = png.strip_prefix(root).unwrap_or(&png).display().to_string();
+                let file = format!(
+                    "{}-{h}.png",
+                    flat.trim_end_matches(".png").replace('/', "_")
+                );
+                let _ = img.save(std::path::Path::new(&out).join(file));
+            }
             let t = std::time::Instant::now();
             let got = read_auto(&img, &CalibrateOptions::find(&game, Hints::default()));
             let ms = t.elapsed().as_secs_f64() * 1e3;

@@ -1448,6 +1448,16 @@ fn calibrate_on(
             .iter()
             .any(|c| delta_e(*c, *bg) <= p.empty_distance)
     };
+    // A backdrop between pieces shows plain where a piece is missing: a
+    // cell whose ring meets the backdrop beside a narrow piece (Gweled's
+    // triangles, dimmed) reads its colour too, unevenly. Nor is a colour
+    // that only such cells read the empty colour, wherever it was seen
+    // (the gems' dark outlines between them): no cell is empty then.
+    let shown_plain = |bg: &Lab| {
+        first_spread
+            .iter()
+            .any(|c| delta_e(c.0, *bg) <= p.empty_distance && c.1 <= p.empty_distance)
+    };
     // The sides' own colours only when no cell shows the median of all.
     let tried = if around.is_some_and(|bg| !shown(&bg)) {
         &arounds[..]
@@ -1460,12 +1470,17 @@ fn calibrate_on(
     let background = match holes {
         Some(&bg) => Some(bg),
         None => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
-            .filter(|bg| shown(bg))
+            .filter(|bg| shown_plain(bg))
             .or_else(|| {
                 background_between(first, &cal.grid, rows, cols, &first_cells, p.empty_distance)
+                    .filter(|bg| !shown(bg) || shown_plain(bg))
             })
-            .or(around),
+            .or(around.filter(|bg| !shown(bg) || shown_plain(bg))),
     };
+    tracing::debug!(
+        "empty colour {background:?} (around {around:?}, holes {})",
+        holes.is_some()
+    );
 
     // 3. Classes.
     let mut classes: Vec<ClassStats> = Vec::new();
@@ -2386,6 +2401,10 @@ const COARSER: f64 = 1.4;
 /// its near [`alternatives`] are tried too (in the finder's order).
 const FURTHER_RESCUES: usize = 4;
 
+/// How far past the picture's edge, as a share of its extent, a lattice
+/// found is squeezed onto the picture rather than cut (see [`inside`]).
+const EDGE_SQUEEZE: f64 = 0.015;
+
 /// A rescued lattice fits its tiles when nearly every tile (this fraction)
 /// agrees with its colour by a majority of its footprint's points, however
 /// many points a highlight or a shade on each tile costs ([`footprints`]).
@@ -2881,38 +2900,50 @@ fn cropped(found: &FoundGrid, (r0, r1): (usize, usize), (c0, c1): (usize, usize)
 /// A lattice found cut to the lines whose tiles lie in the picture (a
 /// lattice of blobs taken half a pitch off, a line longer each way, may
 /// reach past the picture's edge); itself when all do. The tests of the
-/// board then judge what is left. A lattice reaching less than a pixel
-/// past the picture's edges (a board against the window's edge, measured
-/// from its blobs' centres) is first moved onto the picture and its tiles
-/// made that much narrower.
+/// board then judge what is left. A lattice reaching a little past the
+/// picture's edges (a board against the window's edge, its pitch measured
+/// from its blobs' centres a fraction off: Gweled scaled by 2.5 came out
+/// 8 x 120.29 pixels in a picture 960 wide) is first squeezed onto the
+/// picture, its far ends kept where they are inside: "a little" is a pixel,
+/// or up to [`EDGE_SQUEEZE`] of the lattice's extent (at most a fifth of a
+/// pitch), each side.
 fn inside<'a>(img: &RgbImage, found: &'a FoundGrid) -> std::borrow::Cow<'a, FoundGrid> {
     let (w, h) = (f64::from(img.width()), f64::from(img.height()));
-    // Start and tile size along an axis: moved onto the picture, the tiles
-    // shrunk to end in it (half a pixel of slack, as the calibration's
-    // check), when less than a pixel off.
+    // Start, tile size and gap along an axis, squeezed onto the picture
+    // when they reach a little past either end: onto 0 and the half pixel
+    // past the far end that the calibration's check allows, less what
+    // rounding its grid to hundredths may add (a hundredth a tile).
     let fitted = |start: f64, size: f64, gap: f64, n: usize, limit: f64| {
-        let start = if (-1.0..0.0).contains(&start) {
+        let pitch = size + gap;
+        let end = start + n as f64 * pitch - gap;
+        let tol = (EDGE_SQUEEZE * (end - start)).min(0.2 * pitch).max(1.0);
+        let lo = if start < 0.0 && -start <= tol {
             0.0
         } else {
             start
         };
-        let over = start + n as f64 * (size + gap) - gap - (limit + 0.5);
-        let size = if over > 0.0 && over <= 1.0 {
-            size - over / n as f64
+        let far = limit + 0.5 - 0.01 * n as f64;
+        let hi = if end > far && end - far <= tol {
+            far
         } else {
-            size
+            end
         };
-        (start, size)
+        if (lo, hi) == (start, end) || end <= start {
+            return (start, size, gap);
+        }
+        let k = (hi - lo) / (end - start);
+        (lo, size * k, gap * k)
     };
     let g0 = &found.grid;
-    let (left, cell_width) = fitted(g0.left, g0.cell_width, g0.gap_x, found.cols, w);
-    let (top, cell_height) = fitted(g0.top, g0.cell_height, g0.gap_y, found.rows, h);
+    let (left, cell_width, gap_x) = fitted(g0.left, g0.cell_width, g0.gap_x, found.cols, w);
+    let (top, cell_height, gap_y) = fitted(g0.top, g0.cell_height, g0.gap_y, found.rows, h);
     let g = Grid {
         left,
         top,
         cell_width,
         cell_height,
-        ..*g0
+        gap_x,
+        gap_y,
     };
     // The lines k of n whose tile spans [start + k pitch, .. + size] within
     // 0..=limit (with the slack above).
@@ -5368,18 +5399,38 @@ mod tests {
         // A lattice inside is itself.
         let fits = found(2.0, 2.0, 2, 4);
         assert!(matches!(inside(&img, &fits), std::borrow::Cow::Borrowed(_)));
-        // Less than a pixel past the left edge: moved onto it, all kept.
+        // Less than a pixel past the left edge: moved onto it, all kept,
+        // its right end where it was.
         let moved = inside(&img, &found(-0.5, 1.0, 3, 5)).into_owned();
         assert_eq!((moved.rows, moved.cols), (3, 5));
-        assert_eq!((moved.grid.left, moved.grid.cell_width), (0.0, 18.0));
-        // 0.7 past the right edge (its half-pixel slack besides): the tiles
-        // narrowed to end there, all kept.
+        assert_eq!(moved.grid.left, 0.0);
+        let right = 5.0 * moved.grid.pitch_x() - moved.grid.gap_x;
+        assert!((right - 97.5).abs() < 1e-9, "{right}");
+        // 1.2 past the right edge: the tiles narrowed to end there, all
+        // kept.
         let narrowed = inside(&img, &found(3.2, 1.0, 3, 5)).into_owned();
         assert_eq!((narrowed.rows, narrowed.cols), (3, 5));
         let right = narrowed.grid.left + 5.0 * narrowed.grid.pitch_x() - narrowed.grid.gap_x;
-        assert!((right - 100.5).abs() < 1e-9, "{right}");
-        // Two pixels past: the line is cut, as before.
+        assert!((right - 100.45).abs() < 1e-9, "{right}");
+        // Two pixels past, a tenth of a pitch on a short lattice: the line
+        // is cut.
         assert_eq!(inside(&img, &found(4.5, 1.0, 3, 5)).cols, 4);
+        // On a long one, 1.5 % of its extent: squeezed, all kept (a board
+        // against the window's edge, its pitch measured 0.3 % long).
+        let img = RgbImage::new(960, 60);
+        let long = FoundGrid {
+            grid: Grid {
+                cell_width: 120.29,
+                gap_x: 0.0,
+                ..found(-1.0, 1.0, 3, 8).grid
+            },
+            ..found(-1.0, 1.0, 3, 8)
+        };
+        let squeezed = inside(&img, &long).into_owned();
+        assert_eq!((squeezed.rows, squeezed.cols), (3, 8));
+        assert_eq!(squeezed.grid.left, 0.0);
+        let right = 8.0 * squeezed.grid.pitch_x();
+        assert!((right - 960.42).abs() < 1e-9, "{right}");
     }
 
     /// A highlight on every tile costs each tile a third of its footprint's
