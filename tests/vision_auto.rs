@@ -1246,3 +1246,27 @@ fn a_collapse_board_grown_from_a_corner_fills_its_frame() {
         }
     }
 }
+
+/// An orb-drag phone capture dimmed (the enemy's turn): the board's own
+/// lattice is too faint to be found, the lattice of blobs takes the team's
+/// portraits above it on its very pitch (6x6), and orb-drag boards are 6x5,
+/// 7x6 or 5x4. Read on its bottom rows (`family::bottom_rows`), it is the
+/// board.
+#[test]
+fn a_dimmed_phone_capture_reads_the_board_under_the_team() {
+    let png =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pad-phone/a-540x960.png");
+    let (_, mut img, want) = load_labelled(&png);
+    for p in img.pixels_mut() {
+        for v in p.0.iter_mut() {
+            *v = (0.8 * (0.75 * *v as f64 - 60.0) + 60.0)
+                .round()
+                .clamp(0.0, 255.0) as u8;
+        }
+    }
+    let got = read_auto(&img, &CalibrateOptions::find("pad", Hints::default()));
+    let Ok((r, _)) = got else {
+        panic!("refused: {:?}", got.err());
+    };
+    assert_read_right(&want, &r.board, "dimmed");
+}

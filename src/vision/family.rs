@@ -18,7 +18,7 @@ use super::calibrate::{
     found_on, frame_within_a_line, open_sides, read_auto_free, read_found, CalibrateOptions,
     Emptiness,
 };
-use super::find::Hints;
+use super::find::{FoundGrid, Hints};
 use super::layout::Calibration;
 use super::{Reading, VisionError};
 use crate::board::{Board, EMPTY};
@@ -156,6 +156,9 @@ fn read_sized_any(
     if sizes.is_empty() {
         return closed(img, (reading, cal));
     }
+    if let Some(x) = bottom_rows(img, opts, &cal, sizes) {
+        return Ok(x);
+    }
     let list = sizes
         .iter()
         .map(|(r, c)| format!("{c}x{r}"))
@@ -202,6 +205,38 @@ fn beyond_error(cal: &Calibration, open: [bool; 4]) -> VisionError {
         sides.join(" and ")
     ))
 }
+
+/// A lattice with the columns of one of the game's `sizes` but a row or
+/// two more, read again on its bottom rows only: an orb-drag screen's
+/// team portraits stand above the board on its very pitch (a phone
+/// capture dimmed, its board's own lattice too faint to be found). The
+/// first size that reads as a board, `None` when none does.
+fn bottom_rows(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    cal: &Calibration,
+    sizes: &[(usize, usize)],
+) -> Option<(Reading, Calibration)> {
+    sizes
+        .iter()
+        .filter(|&&(r, c)| c == cal.cols && r < cal.rows && cal.rows - r <= MAX_EXTRA_ROWS)
+        .find_map(|&(r, c)| {
+            let mut grid = cal.grid;
+            grid.top += (cal.rows - r) as f64 * grid.pitch_y();
+            let found = FoundGrid {
+                rows: r,
+                cols: c,
+                ..found_on(cal, grid)
+            };
+            let (reading, trimmed) = read_found(img, opts, Some(found))
+                .map_err(|e| tracing::debug!("bottom {r}x{c}: {e}"))
+                .ok()?;
+            fits(sizes, &reading).then_some((reading, trimmed))
+        })
+}
+
+/// Rows above a board of a fixed size that [`bottom_rows`] drops at most.
+const MAX_EXTRA_ROWS: usize = 2;
 
 /// Lines a lattice of given sizes is slid at most, per axis ([`slid`]).
 const MAX_SLIDE: usize = 3;
