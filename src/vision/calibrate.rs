@@ -4378,6 +4378,14 @@ fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionEr
             board.cols()
         )));
     }
+    if every_other_line(board) {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice holds tiles on every other row and column only: a lattice at half \
+             the tiles' pitch",
+            board.rows(),
+            board.cols()
+        )));
+    }
     if flat_areas(board) {
         return Err(VisionError::NoBoard(format!(
             "a {}x{} lattice reads two areas of one colour each: a panel on its backdrop, not tiles",
@@ -4571,6 +4579,29 @@ const ALIKE_DISTANCE: f32 = 20.0;
 /// The share of a tile's points that may depart (edges of a symbol one
 /// pixel off between tiles).
 const ALIKE_POINTS: f64 = 0.15;
+
+/// True when a board's tiles (at least [`HALF_PITCH_TILES`]) all lie on
+/// every other row and every other column, the lines between them all
+/// empty (two or more each way): a lattice at half the tiles' pitch, its
+/// lines between theirs falling on the backdrop (Gweled on a phone screen
+/// read 13x13 for 8x8; Five or More's shapes 17x17 for 9x9). Pieces
+/// dealt on a board fall so by chance at odds of about 4^-tiles.
+fn every_other_line(board: &Board) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let cells = board.cells();
+    let tiles = cells.iter().filter(|&&v| v != EMPTY).count();
+    if tiles < HALF_PITCH_TILES || rows < 5 || cols < 5 {
+        return false;
+    }
+    let row_empty = |r: usize| (0..cols).all(|c| board.get(r, c) == EMPTY);
+    let col_empty = |c: usize| (0..rows).all(|r| board.get(r, c) == EMPTY);
+    let parity_empty =
+        |n: usize, empty: &dyn Fn(usize) -> bool| (0..2).any(|p| (p..n).step_by(2).all(empty));
+    parity_empty(rows, &row_empty) && parity_empty(cols, &col_empty)
+}
+
+/// The tiles a board needs before [`every_other_line`] judges it.
+const HALF_PITCH_TILES: usize = 4;
 
 /// `Some("row")` (or `"column"`) when a board with no empty cell reads one
 /// colour along every row (every column), but for `?` cells and one odd
@@ -5636,6 +5667,33 @@ mod tests {
         assert!(plausible(&b, Seen::Guessed, false).is_ok());
         let b: Board = "1.../12../121./1212".parse().expect("board text");
         assert!(plausible(&b, Seen::Guessed, false).is_err());
+    }
+
+    #[test]
+    fn tiles_on_every_other_line_are_a_lattice_at_half_the_pitch() {
+        let half = |t: &str| every_other_line(&t.parse().expect("board text"));
+        // Gweled on a phone screen at half the pitch: tiles on rows and
+        // columns 0, 2, 4, .. only.
+        assert!(half("0.1.0.2/......./5.5.6.0/......./3.6.4.3"));
+        // On the odd lines.
+        assert!(half("....../.1.2.3/....../.4.1.2/......"));
+        // Refused through `plausible`, framed or not.
+        let b: Board = "0.1.0.2/......./5.5.6.0/......./3.6.4.3"
+            .parse()
+            .expect("board");
+        assert!(plausible(&b, Seen::Framed, false).is_err());
+        // One tile between the lines: a board.
+        assert!(!half("0.1.0.2/...1.../5.5.6.0/......./3.6.4.3"));
+        // Every other row empty but the columns full: a board emptied in
+        // bands (no half pitch across).
+        assert!(!half("0120120/......./5156140/......./3164313"));
+        // A checker of pieces: no empty line.
+        assert!(!half("0.1.0/.2.1./0.1.0/.2.1./0.1.0"));
+        // Too few tiles to tell, or too small a lattice.
+        assert!(!half(
+            "0.1../...../..... /...../....2".replace(' ', "").as_str()
+        ));
+        assert!(!half("0.1/.../2.3"));
     }
 
     #[test]
