@@ -1270,3 +1270,34 @@ fn a_dimmed_phone_capture_reads_the_board_under_the_team() {
     };
     assert_read_right(&want, &r.board, "dimmed");
 }
+
+/// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
+/// lattice of blobs overran the board by a line all round, and read on
+/// its backdrop (`read_on_backdrop`, which held it to its frame only) the
+/// window's margin was a ring of one colour round it: 8x9 for 6x7. Held
+/// to a board's checks it is refused, and the board's own lattice read.
+#[test]
+fn a_board_on_its_backdrop_is_no_ring_of_margin() {
+    use image::imageops::{resize, FilterType};
+    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/uncalibrated/four-in-a-row/t2-win.png");
+    let (_, img, want) = load_labelled(&png);
+    let (w, h) = img.dimensions();
+    let big = resize(
+        &img,
+        (w as f64 * 1.33).round() as u32,
+        (h as f64 * 1.33).round() as u32,
+        FilterType::CatmullRom,
+    );
+    let mut buf = Vec::new();
+    let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 55);
+    big.write_with_encoder(enc).expect("jpeg");
+    let img = image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
+        .expect("jpeg")
+        .into_rgb8();
+    let got = read_auto(&img, &CalibrateOptions::find("generic", Hints::default()));
+    let Ok((r, _)) = got else {
+        panic!("refused: {:?}", got.err());
+    };
+    assert_read_right(&want, &r.board, "scaled, JPEG 55");
+}

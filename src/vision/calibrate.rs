@@ -4287,7 +4287,13 @@ fn read_on_backdrop(
     let framed = sides
         .iter()
         .all(|&(rows, before)| frame_seen_within(img, cal, rows, before, e, reach));
-    (delta_e(b, empty) <= p.empty_distance && framed).then(|| (reading, cal.clone()))
+    // The checks of any board read in its frame: a lattice that overran
+    // the board by a line all round reads the window's margin there as a
+    // ring of one colour (Four-in-a-row scaled at JPEG 55: 8x9 for 6x7).
+    let whole = plausible(&reading.board, Seen::Framed, false)
+        .map_err(|e| tracing::debug!("on a backdrop: {e}"))
+        .is_ok();
+    (delta_e(b, empty) <= p.empty_distance && framed && whole).then(|| (reading, cal.clone()))
 }
 
 /// True when no cell just beyond the lattice (the row or column past each
