@@ -49,7 +49,7 @@ pub struct ReadArgs {
     /// Print one JSON object per image: board, per-cell distances, unread count.
     #[arg(long)]
     json: bool,
-    /// Screenshots of the game window (PNG).
+    /// Screenshots of the game window (PNG, JPEG, BMP or WebP).
     #[arg(required = true)]
     images: Vec<PathBuf>,
 }

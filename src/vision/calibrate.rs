@@ -1477,6 +1477,25 @@ fn calibrate_on(
             })
             .or(around.filter(|bg| !shown(bg) || shown_plain(bg))),
     };
+    // A swap or orb-drag board is full when it is still: unless cells are
+    // seen to be holes, a few cells like the colour round the board or
+    // between its tiles are tiles of that colour (Gweled's white gems,
+    // JPEG'd, came within the empty distance of the window's grey; dimmed,
+    // its purple triangles within that of the checker between the gems).
+    // (`match3` is also what an unknown game's board is read as: a third
+    // of the cells or more reading the guessed colour are holes, as on a
+    // Five or More board.)
+    let reading_it = |bg: &Lab| {
+        first_cells
+            .iter()
+            .filter(|c| delta_e(**c, *bg) <= p.empty_distance)
+            .count()
+    };
+    let background = background.filter(|bg| {
+        holes.is_some()
+            || !super::family::always_full(&opts.game)
+            || 3 * reading_it(bg) >= first_cells.len()
+    });
     tracing::debug!(
         "empty colour {background:?} (around {around:?}, holes {})",
         holes.is_some()

@@ -32,6 +32,14 @@ pub fn fixed_sizes(game: &str) -> &'static [(usize, usize)] {
     }
 }
 
+/// True for the games whose board is full whenever it is still (swap
+/// and orb-drag: a cleared cell is refilled at once): an empty colour is
+/// learned for them only from cells seen to be holes (`calibrate_on`),
+/// never guessed from the colour round the board or between its tiles.
+pub fn always_full(game: &str) -> bool {
+    matches!(game, "match3" | "gweled" | "pad")
+}
+
 fn fits(sizes: &[(usize, usize)], reading: &Reading) -> bool {
     sizes.contains(&(reading.board.rows(), reading.board.cols()))
 }
@@ -306,6 +314,7 @@ mod tests {
         let popup: Board = "..?./.1../.12./2122".parse().expect("board");
         assert_eq!(floating(&popup), None);
         assert!(collapses("samegame") && collapses("popstar") && !collapses("match3"));
+        assert!(always_full("gweled") && always_full("pad") && !always_full("samegame"));
     }
 
     #[test]

@@ -100,3 +100,54 @@ pub fn load_image(path: &Path) -> Result<RgbImage, VisionError> {
             reason: e.to_string(),
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Screenshots come as PNG, JPEG (a phone's), BMP or WebP; each loads
+    /// to the same picture (JPEG within its loss).
+    #[test]
+    fn screenshots_load_in_every_common_format() {
+        let img = RgbImage::from_fn(40, 30, |x, y| {
+            image::Rgb([
+                (x * 6) as u8,
+                (y * 8) as u8,
+                if (x / 10 + y / 10) % 2 == 0 { 200 } else { 30 },
+            ])
+        });
+        let dir = std::env::temp_dir().join(format!("gridbot-formats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        for (ext, lossy) in [
+            ("png", false),
+            ("jpg", true),
+            ("bmp", false),
+            ("webp", false),
+        ] {
+            let path = dir.join(format!("shot.{ext}"));
+            img.save(&path).expect("save");
+            let back = load_image(&path).unwrap_or_else(|e| panic!("{ext}: {e}"));
+            assert_eq!(back.dimensions(), img.dimensions(), "{ext}");
+            let worst = back
+                .pixels()
+                .zip(img.pixels())
+                .flat_map(|(a, b)| {
+                    a.0.iter()
+                        .zip(b.0)
+                        .map(|(&x, y)| x.abs_diff(y))
+                        .collect::<Vec<u8>>()
+                })
+                .max()
+                .unwrap_or(0);
+            assert!(
+                if lossy { worst <= 60 } else { worst == 0 },
+                "{ext}: off by {worst}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let err = load_image(&dir.join("missing.png"))
+            .map(|_| ())
+            .unwrap_err();
+        assert!(err.to_string().contains("missing.png"), "{err}");
+    }
+}
