@@ -863,6 +863,15 @@ fn load_labelled(png: &std::path::Path) -> (String, image::RgbImage, Board) {
     (name, img, want)
 }
 
+/// [`load_labelled`] of the fixture at `rel` under `fixtures/`.
+fn labelled_fixture(rel: &str) -> (String, image::RgbImage, Board) {
+    load_labelled(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(rel),
+    )
+}
+
 /// Asserts that `got` is `want` at its size with every cell right (up to
 /// a renaming of colours); `name` says which picture.
 fn assert_read_right(want: &Board, got: &Board, name: &str) {
@@ -876,6 +885,38 @@ fn assert_read_right(want: &Board, got: &Board, name: &str) {
         want.rows() * want.cols(),
         "{name}: {got}"
     );
+}
+
+/// Reads `img` with no calibration as `game` and asserts it is `want`
+/// (see [`assert_read_right`]).
+fn assert_reads_right_as(img: &image::RgbImage, game: &str, want: &Board, name: &str) {
+    let got = read_auto(img, &CalibrateOptions::find(game, Hints::default()));
+    let Ok((r, _)) = got else {
+        panic!("{name}: refused: {:?}", got.err());
+    };
+    assert_read_right(want, &r.board, name);
+}
+
+/// `img` three quarters as bright with four fifths the contrast about
+/// `pivot` (a board dimmed during the other side's turn).
+fn dimmed(img: &mut image::RgbImage, pivot: f64) {
+    for p in img.pixels_mut() {
+        for v in p.0.iter_mut() {
+            *v = (0.8 * (0.75 * *v as f64 - pivot) + pivot)
+                .round()
+                .clamp(0.0, 255.0) as u8;
+        }
+    }
+}
+
+/// `img` saved as JPEG at `quality` and decoded again.
+fn jpeg(img: &image::RgbImage, quality: u8) -> image::RgbImage {
+    let mut buf = Vec::new();
+    let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, quality);
+    img.write_with_encoder(enc).expect("jpeg");
+    image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
+        .expect("jpeg")
+        .into_rgb8()
 }
 
 #[test]
@@ -1172,9 +1213,7 @@ fn a_blob_lattice_past_its_blobs_makes_no_board() {
 #[test]
 fn a_board_in_a_panel_between_bars_reads_its_empty_cells_resampled() {
     use image::imageops::{blur, resize, FilterType};
-    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/uncalibrated/klickety/easy-mid.png");
-    let (_, img, want) = load_labelled(&png);
+    let (_, img, want) = labelled_fixture("uncalibrated/klickety/easy-mid.png");
     let (w, h) = img.dimensions();
     let scaled = |f: f64| {
         let (sw, sh) = ((w as f64 * f) as u32, (h as f64 * f) as u32);
@@ -1201,21 +1240,9 @@ fn a_board_in_a_panel_between_bars_reads_its_empty_cells_resampled() {
 /// Before: refused ("one colour all along its left column").
 #[test]
 fn a_dimmed_board_of_pieces_keeps_its_backdrop() {
-    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/uncalibrated/iagno/adwaita-late.png");
-    let (_, mut img, want) = load_labelled(&png);
-    for p in img.pixels_mut() {
-        for v in p.0.iter_mut() {
-            *v = (0.8 * (0.75 * *v as f64 - 100.0) + 100.0)
-                .round()
-                .clamp(0.0, 255.0) as u8;
-        }
-    }
-    let got = read_auto(&img, &CalibrateOptions::find("generic", Hints::default()));
-    let Ok((r, _)) = got else {
-        panic!("refused: {:?}", got.err());
-    };
-    assert_read_right(&want, &r.board, "dimmed");
+    let (_, mut img, want) = labelled_fixture("uncalibrated/iagno/adwaita-late.png");
+    dimmed(&mut img, 100.0);
+    assert_reads_right_as(&img, "generic", &want, "dimmed");
 }
 
 /// Swell Foop's normal board mid-game (seven tiles in the bottom left
@@ -1226,9 +1253,7 @@ fn a_dimmed_board_of_pieces_keeps_its_backdrop() {
 #[test]
 fn a_collapse_board_grown_from_a_corner_fills_its_frame() {
     use image::imageops::{resize, FilterType};
-    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/swellfoop-normal/c2-mid.png");
-    let (_, img, want) = load_labelled(&png);
+    let (_, img, want) = labelled_fixture("swellfoop-normal/c2-mid.png");
     let (w, h) = img.dimensions();
     for filter in [
         FilterType::Nearest,
@@ -1255,21 +1280,9 @@ fn a_collapse_board_grown_from_a_corner_fills_its_frame() {
 /// board.
 #[test]
 fn a_dimmed_phone_capture_reads_the_board_under_the_team() {
-    let png =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pad-phone/a-540x960.png");
-    let (_, mut img, want) = load_labelled(&png);
-    for p in img.pixels_mut() {
-        for v in p.0.iter_mut() {
-            *v = (0.8 * (0.75 * *v as f64 - 60.0) + 60.0)
-                .round()
-                .clamp(0.0, 255.0) as u8;
-        }
-    }
-    let got = read_auto(&img, &CalibrateOptions::find("pad", Hints::default()));
-    let Ok((r, _)) = got else {
-        panic!("refused: {:?}", got.err());
-    };
-    assert_read_right(&want, &r.board, "dimmed");
+    let (_, mut img, want) = labelled_fixture("pad-phone/a-540x960.png");
+    dimmed(&mut img, 60.0);
+    assert_reads_right_as(&img, "pad", &want, "dimmed");
 }
 
 /// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
@@ -1280,9 +1293,7 @@ fn a_dimmed_phone_capture_reads_the_board_under_the_team() {
 #[test]
 fn a_board_on_its_backdrop_is_no_ring_of_margin() {
     use image::imageops::{resize, FilterType};
-    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/uncalibrated/four-in-a-row/t2-win.png");
-    let (_, img, want) = load_labelled(&png);
+    let (_, img, want) = labelled_fixture("uncalibrated/four-in-a-row/t2-win.png");
     let (w, h) = img.dimensions();
     let big = resize(
         &img,
@@ -1290,17 +1301,7 @@ fn a_board_on_its_backdrop_is_no_ring_of_margin() {
         (h as f64 * 1.33).round() as u32,
         FilterType::CatmullRom,
     );
-    let mut buf = Vec::new();
-    let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 55);
-    big.write_with_encoder(enc).expect("jpeg");
-    let img = image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
-        .expect("jpeg")
-        .into_rgb8();
-    let got = read_auto(&img, &CalibrateOptions::find("generic", Hints::default()));
-    let Ok((r, _)) = got else {
-        panic!("refused: {:?}", got.err());
-    };
-    assert_read_right(&want, &r.board, "scaled, JPEG 55");
+    assert_reads_right_as(&jpeg(&big, 55), "generic", &want, "scaled, JPEG 55");
 }
 
 /// Gweled's window saved as JPEG (a phone's screenshot) and dimmed: no
@@ -1311,27 +1312,15 @@ fn a_board_on_its_backdrop_is_no_ring_of_margin() {
 /// for it from a few cells.
 #[test]
 fn a_swap_board_guesses_no_empty_colour() {
-    let png = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gweled/start.png");
-    let (_, img, want) = load_labelled(&png);
-    let mut buf = Vec::new();
-    let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 90);
-    img.write_with_encoder(enc).expect("jpeg");
-    let jpeg = image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
-        .expect("jpeg")
-        .into_rgb8();
+    let (_, img, want) = labelled_fixture("gweled/start.png");
+    let jpeg90 = jpeg(&img, 90);
     // Dimmed as `auto_fixtures`' `RESAMPLE=dim`: three quarters as bright,
     // four fifths the contrast about the dimmed mean.
     let n = f64::from(img.width() * img.height());
     let mean = img.pixels().flat_map(|p| p.0).map(f64::from).sum::<f64>() / (3.0 * n) * 0.75;
     let mut dim = img.clone();
-    for p in dim.pixels_mut() {
-        for v in p.0.iter_mut() {
-            *v = (mean + 0.8 * (0.75 * *v as f64 - mean))
-                .round()
-                .clamp(0.0, 255.0) as u8;
-        }
-    }
-    for (name, img) in [("JPEG 90", jpeg), ("dimmed", dim)] {
+    dimmed(&mut dim, mean);
+    for (name, img) in [("JPEG 90", jpeg90), ("dimmed", dim)] {
         let got = read_auto(&img, &CalibrateOptions::find("gweled", Hints::default()));
         let Ok((r, _)) = got else {
             panic!("{name}: refused: {:?}", got.err());
