@@ -1443,11 +1443,14 @@ fn calibrate_on(
         .collect();
     let arounds = backgrounds_around(first, &cal.grid, rows, cols, p.empty_distance);
     let around = arounds.first().copied();
-    let shown = |bg: &Lab| {
+    // How many cells of the first picture read `bg`; shown when any does.
+    let reading_it = |bg: &Lab| {
         first_cells
             .iter()
-            .any(|c| delta_e(*c, *bg) <= p.empty_distance)
+            .filter(|c| delta_e(**c, *bg) <= p.empty_distance)
+            .count()
     };
+    let shown = |bg: &Lab| reading_it(bg) > 0;
     // A backdrop between pieces shows plain where a piece is missing: a
     // cell whose ring meets the backdrop beside a narrow piece (Gweled's
     // triangles, dimmed) reads its colour too, unevenly. Nor is a colour
@@ -1485,12 +1488,6 @@ fn calibrate_on(
     // (`match3` is also what an unknown game's board is read as: a third
     // of the cells or more reading the guessed colour are holes, as on a
     // Five or More board.)
-    let reading_it = |bg: &Lab| {
-        first_cells
-            .iter()
-            .filter(|c| delta_e(**c, *bg) <= p.empty_distance)
-            .count()
-    };
     let background = background.filter(|bg| {
         holes.is_some()
             || !super::family::always_full(&opts.game)
@@ -5715,9 +5712,7 @@ mod tests {
         // A checker of pieces: no empty line.
         assert!(!half("0.1.0/.2.1./0.1.0/.2.1./0.1.0"));
         // Too few tiles to tell, or too small a lattice.
-        assert!(!half(
-            "0.1../...../..... /...../....2".replace(' ', "").as_str()
-        ));
+        assert!(!half("0.1../...../...../...../....2"));
         assert!(!half("0.1/.../2.3"));
     }
 
