@@ -1331,3 +1331,27 @@ fn a_swap_board_guesses_no_empty_colour() {
         assert!(score(&want, b, &[]).right >= 62, "{name}: {b}");
     }
 }
+
+/// Five or More's shapes on a phone's screen (scaled 1.55x by a triangle
+/// filter, at the bottom of a dark 1080x1920 screen, as `auto_fixtures`'
+/// `RESAMPLE=phone`): its stars' thin arms spread every ring on the tiles
+/// past the limit of a cell read as one colour, and the ring taken read
+/// the stars as two colours (and the board was refused). The rings near
+/// the middle read each piece as one colour and see as many cells apart:
+/// they are taken (`Sampling::inner`).
+#[test]
+fn thin_pieces_scaled_up_are_read_in_their_middle() {
+    use image::imageops::{overlay, resize, FilterType};
+    let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/shapes-medium-mid.png");
+    let (w, h) = img.dimensions();
+    let f = (1080.0 / f64::from(w)).min(1720.0 / f64::from(h));
+    let (sw, sh) = (
+        (f64::from(w) * f).round() as u32,
+        (f64::from(h) * f).round() as u32,
+    );
+    let inner = resize(&img, sw, sh, FilterType::Triangle);
+    let mut screen = image::RgbImage::from_pixel(1080, 1920, image::Rgb([20, 20, 24]));
+    let x = i64::from((1080 - sw) / 2);
+    overlay(&mut screen, &inner, x, i64::from(1920 - sh - 60));
+    assert_reads_right_as(&screen, "generic", &want, "on a phone");
+}

@@ -1297,7 +1297,11 @@ fn calibrate_on(
     // ([`Sampling::inner`]), and kept when they set the colours far
     // further apart than every other that would compete (seeing cells
     // apart, about as uniform as the most uniform of them): otherwise they
-    // are no better a guess.
+    // are no better a guess. They are kept too when they read each cell as
+    // mostly one colour and see as many cells apart, the colours as far
+    // apart: thin pieces (Five or More's stars scaled 1.55x on a phone's
+    // screen) spread every ring that crosses their arms just past the
+    // limit, and the least uneven ring read a colour as two.
     let seeing = || tried.iter().filter(|t| t.1 > 0);
     let gems = opts.sampling.is_none()
         && found.as_ref().is_some_and(|f| f.from_blobs)
@@ -1308,8 +1312,11 @@ fn calibrate_on(
             .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
             .map(|t| t.2)
             .fold(0.0, f32::max);
+        let seen = seeing().map(|t| t.1).max().unwrap_or(0);
         let inner = measure(Sampling::inner())?;
-        if inner.2 >= GEM_SEPARATION * others {
+        let plain =
+            inner.0 <= SEEING_SPREAD * p.split_distance && inner.1 >= seen && inner.2 >= others;
+        if inner.2 >= GEM_SEPARATION * others || plain {
             tried.push(inner);
         }
     }
@@ -2050,7 +2057,10 @@ fn chosen(
     let p = &opts.read;
     let (reading, cal) = match read_lattice(img, opts, &all[0]) {
         Ok(x) => x,
-        Err(e) if e.is_no_board() => rescued(img, opts, all).ok_or(e)?,
+        Err(e) if e.is_no_board() => {
+            tracing::debug!("first {}x{}: {e}", all[0].rows, all[0].cols);
+            rescued(img, opts, all).ok_or(e)?
+        }
         Err(e) => return Err(e),
     };
     let mut fit = footprint(img, &cal, &reading.board, p.reach);
