@@ -909,6 +909,16 @@ fn dimmed(img: &mut image::RgbImage, pivot: f64) {
     }
 }
 
+/// `img` dimmed as `auto_fixtures`' `RESAMPLE=dim`: three quarters as
+/// bright, four fifths the contrast about the dimmed mean.
+fn dimmed_about_its_mean(img: &image::RgbImage) -> image::RgbImage {
+    let n = f64::from(img.width() * img.height());
+    let mean = img.pixels().flat_map(|p| p.0).map(f64::from).sum::<f64>() / (3.0 * n) * 0.75;
+    let mut dim = img.clone();
+    dimmed(&mut dim, mean);
+    dim
+}
+
 /// `img` saved as JPEG at `quality` and decoded again.
 fn jpeg(img: &image::RgbImage, quality: u8) -> image::RgbImage {
     let mut buf = Vec::new();
@@ -1314,12 +1324,7 @@ fn a_board_on_its_backdrop_is_no_ring_of_margin() {
 fn a_swap_board_guesses_no_empty_colour() {
     let (_, img, want) = labelled_fixture("gweled/start.png");
     let jpeg90 = jpeg(&img, 90);
-    // Dimmed as `auto_fixtures`' `RESAMPLE=dim`: three quarters as bright,
-    // four fifths the contrast about the dimmed mean.
-    let n = f64::from(img.width() * img.height());
-    let mean = img.pixels().flat_map(|p| p.0).map(f64::from).sum::<f64>() / (3.0 * n) * 0.75;
-    let mut dim = img.clone();
-    dimmed(&mut dim, mean);
+    let dim = dimmed_about_its_mean(&img);
     for (name, img) in [("JPEG 90", jpeg90), ("dimmed", dim)] {
         let got = read_auto(&img, &CalibrateOptions::find("gweled", Hints::default()));
         let Ok((r, _)) = got else {
@@ -1334,24 +1339,35 @@ fn a_swap_board_guesses_no_empty_colour() {
 
 /// Five or More's shapes on a phone's screen (scaled 1.55x by a triangle
 /// filter, at the bottom of a dark 1080x1920 screen, as `auto_fixtures`'
-/// `RESAMPLE=phone`): its stars' thin arms spread every ring on the tiles
-/// past the limit of a cell read as one colour, and the ring taken read
-/// the stars as two colours (and the board was refused). The rings near
-/// the middle read each piece as one colour and see as many cells apart:
-/// they are taken (`Sampling::inner`).
+/// `RESAMPLE=phone`), scaled to 0.6 and dimmed: its stars' thin arms
+/// spread every ring through the pieces past the limit of a cell read as
+/// one colour; the ring taken read the stars as two colours (phone), or
+/// a ring at the tiles' edge, uniform but seeing only the tips of six
+/// pieces, made the dark outlines the empty colour (0.6, dimmed): the
+/// boards were refused. The rings near the middle read each piece as one
+/// colour and see as many cells apart: they are taken (`Sampling::inner`).
 #[test]
-fn thin_pieces_scaled_up_are_read_in_their_middle() {
+fn thin_pieces_are_read_in_their_middle() {
     use image::imageops::{overlay, resize, FilterType};
     let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/shapes-medium-mid.png");
     let (w, h) = img.dimensions();
-    let f = (1080.0 / f64::from(w)).min(1720.0 / f64::from(h));
-    let (sw, sh) = (
-        (f64::from(w) * f).round() as u32,
-        (f64::from(h) * f).round() as u32,
+    let scaled = |f: f64, filter| {
+        let (sw, sh) = (
+            (f64::from(w) * f).round() as u32,
+            (f64::from(h) * f).round() as u32,
+        );
+        resize(&img, sw, sh, filter)
+    };
+    let inner = scaled(
+        (1080.0 / f64::from(w)).min(1720.0 / f64::from(h)),
+        FilterType::Triangle,
     );
-    let inner = resize(&img, sw, sh, FilterType::Triangle);
-    let mut screen = image::RgbImage::from_pixel(1080, 1920, image::Rgb([20, 20, 24]));
-    let x = i64::from((1080 - sw) / 2);
-    overlay(&mut screen, &inner, x, i64::from(1920 - sh - 60));
-    assert_reads_right_as(&screen, "generic", &want, "on a phone");
+    let mut phone = image::RgbImage::from_pixel(1080, 1920, image::Rgb([20, 20, 24]));
+    let x = i64::from((1080 - inner.width()) / 2);
+    overlay(&mut phone, &inner, x, i64::from(1920 - inner.height() - 60));
+    assert_reads_right_as(&phone, "generic", &want, "on a phone");
+    let small = scaled(0.6, FilterType::Lanczos3);
+    assert_reads_right_as(&small, "generic", &want, "scaled 0.6");
+    let dim = dimmed_about_its_mean(&img);
+    assert_reads_right_as(&dim, "generic", &want, "dimmed");
 }

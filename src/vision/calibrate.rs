@@ -1297,26 +1297,40 @@ fn calibrate_on(
     // ([`Sampling::inner`]), and kept when they set the colours far
     // further apart than every other that would compete (seeing cells
     // apart, about as uniform as the most uniform of them): otherwise they
-    // are no better a guess. They are kept too when they read each cell as
-    // mostly one colour and see as many cells apart, the colours as far
-    // apart: thin pieces (Five or More's stars scaled 1.55x on a phone's
-    // screen) spread every ring that crosses their arms just past the
-    // limit, and the least uneven ring read a colour as two.
+    // are no better a guess. They are tried too when the patterns reading
+    // cells as mostly one colour see less than half as many cells apart
+    // as another (`few`: a ring at the tiles' edge sees only the tips of
+    // some pieces), and kept, in either case, when they read each cell as
+    // mostly one colour, see as many cells apart as any other and set
+    // the colours as far apart as those seeing half as many or more: thin
+    // pieces (Five or More's stars scaled 1.55x on a phone's screen, or
+    // 0.6x, or dimmed) spread every ring that crosses their arms past the
+    // limit; the least uneven ring read a colour as two, or the ring at
+    // the edge took the pieces' dark outlines for the empty colour.
     let seeing = || tried.iter().filter(|t| t.1 > 0);
-    let gems = opts.sampling.is_none()
-        && found.as_ref().is_some_and(|f| f.from_blobs)
-        && !seeing().any(|t| t.0 <= SEEING_SPREAD * p.split_distance);
-    if gems {
+    let uniform_seeing = |t: &&Tried| t.0 <= SEEING_SPREAD * p.split_distance;
+    let seen = seeing().map(|t| t.1).max().unwrap_or(0);
+    let from_blobs = opts.sampling.is_none() && found.as_ref().is_some_and(|f| f.from_blobs);
+    let gems = from_blobs && !seeing().any(|t| uniform_seeing(&t));
+    let few = from_blobs && seeing().filter(uniform_seeing).all(|t| 2 * t.1 < seen);
+    if gems || few {
         let least = seeing().map(|t| t.0).fold(f32::INFINITY, f32::min);
         let others = seeing()
             .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
             .map(|t| t.2)
             .fold(0.0, f32::max);
-        let seen = seeing().map(|t| t.1).max().unwrap_or(0);
         let inner = measure(Sampling::inner())?;
-        let plain =
-            inner.0 <= SEEING_SPREAD * p.split_distance && inner.1 >= seen && inner.2 >= others;
-        if inner.2 >= GEM_SEPARATION * others || plain {
+        // Against the patterns seeing as many cells apart (half as many
+        // or more): a ring seeing a few tips of pieces sets their few
+        // colours far apart.
+        let near = seeing().filter(|t| 2 * t.1 >= inner.1);
+        let least = near.clone().map(|t| t.0).fold(f32::INFINITY, f32::min);
+        let rivals = near
+            .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
+            .map(|t| t.2)
+            .fold(0.0, f32::max);
+        let plain = uniform_seeing(&&inner) && inner.1 >= seen && inner.2 >= rivals;
+        if (gems && inner.2 >= GEM_SEPARATION * others) || plain {
             tried.push(inner);
         }
     }
