@@ -1348,26 +1348,50 @@ fn a_swap_board_guesses_no_empty_colour() {
 /// colour and see as many cells apart: they are taken (`Sampling::inner`).
 #[test]
 fn thin_pieces_are_read_in_their_middle() {
-    use image::imageops::{overlay, resize, FilterType};
+    use image::imageops::{resize, FilterType};
     let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/shapes-medium-mid.png");
+    assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
     let (w, h) = img.dimensions();
-    let scaled = |f: f64, filter| {
-        let (sw, sh) = (
-            (f64::from(w) * f).round() as u32,
-            (f64::from(h) * f).round() as u32,
-        );
-        resize(&img, sw, sh, filter)
-    };
-    let inner = scaled(
-        (1080.0 / f64::from(w)).min(1720.0 / f64::from(h)),
-        FilterType::Triangle,
+    let (sw, sh) = (
+        (f64::from(w) * 0.6).round() as u32,
+        (f64::from(h) * 0.6).round() as u32,
     );
-    let mut phone = image::RgbImage::from_pixel(1080, 1920, image::Rgb([20, 20, 24]));
-    let x = i64::from((1080 - inner.width()) / 2);
-    overlay(&mut phone, &inner, x, i64::from(1920 - inner.height() - 60));
-    assert_reads_right_as(&phone, "generic", &want, "on a phone");
-    let small = scaled(0.6, FilterType::Lanczos3);
+    let small = resize(&img, sw, sh, FilterType::Lanczos3);
     assert_reads_right_as(&small, "generic", &want, "scaled 0.6");
     let dim = dimmed_about_its_mean(&img);
     assert_reads_right_as(&dim, "generic", &want, "dimmed");
+}
+
+/// `img` as a phone shows it (`auto_fixtures`' `RESAMPLE=phone`): scaled
+/// by a triangle filter to the width of a 1080x1920 screen (or 1720 pixels
+/// high), at the bottom of the dark screen.
+fn on_phone(img: &image::RgbImage) -> image::RgbImage {
+    use image::imageops::{overlay, resize, FilterType};
+    let (w, h) = img.dimensions();
+    let f = (1080.0 / f64::from(w)).min(1720.0 / f64::from(h));
+    let (sw, sh) = (
+        (f64::from(w) * f).round() as u32,
+        (f64::from(h) * f).round() as u32,
+    );
+    let inner = resize(img, sw, sh, FilterType::Triangle);
+    let mut phone = image::RgbImage::from_pixel(1080, 1920, image::Rgb([20, 20, 24]));
+    overlay(
+        &mut phone,
+        &inner,
+        i64::from((1080 - sw) / 2),
+        i64::from(1920 - sh - 60),
+    );
+    phone
+}
+
+/// Five or More's balls on a phone's screen: the picture is searched at
+/// half size, where its lattices of blobs are looked for at half size
+/// again, and there the one-pixel lines between the empty cells are gone:
+/// only the balls were blobs, in blocks of a few (6x4: a wrong board). The
+/// half-size copy's own lattice of cells, missing from the smaller one
+/// (no lattice of about its pitch with as many sites), is taken too.
+#[test]
+fn cells_apart_by_thin_lines_are_found_on_a_phone() {
+    let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/balls-medium-mid.png");
+    assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
 }

@@ -131,6 +131,9 @@ pub struct FindParams {
     /// Pictures of at least this many pixels are searched at half size
     /// first.
     pub reduce_above: f64,
+    /// The picture searched is a half-size copy of a large one (set by
+    /// [`find_candidates`]).
+    pub halved: bool,
     /// The second source of lattices: classes of equal blobs of colour.
     pub blobs: BlobParams,
 }
@@ -159,6 +162,7 @@ impl Default for FindParams {
             min_periodicity: 1.5,
             finer_score: 0.5,
             reduce_above: 1.2e6,
+            halved: false,
             blobs: BlobParams::default(),
         }
     }
@@ -1271,6 +1275,7 @@ pub fn find_candidates(
         let half = half_size(img);
         let p2 = FindParams {
             max_pitch: params.max_pitch / 2.0,
+            halved: true,
             ..*params
         };
         if let Ok(found) = search(&half, hints, &p2) {
@@ -1560,11 +1565,25 @@ pub fn picture_blob_lattices(img: &RgbImage, params: &FindParams) -> Vec<BlobLat
         let filling =
             |l: &BlobLattice| l.x.size >= FILLING * l.x.pitch && l.y.size >= FILLING * l.y.pitch;
         let unseen = 4.0 * params.blobs.min_side as f64;
-        all.extend(
-            blob_lattices(img, &params.blobs, cells)
-                .into_iter()
-                .filter(|l| l.x.size.min(l.y.size) < unseen && filling(l)),
-        );
+        // In a half-size copy of a large picture (a phone's screen), tiles
+        // apart by thin lines merge at half size again (a one-pixel border
+        // is a quarter of one there): a lattice of them is missing where
+        // that shows no lattice of about their pitch with as many sites
+        // (only the pieces on some of them).
+        let near = |a: f64, b: f64| (a / b - 1.0).abs() <= 0.1;
+        let sites = |l: &BlobLattice| l.x.count * l.y.count;
+        let missed = |l: &BlobLattice, all: &[BlobLattice]| {
+            !all.iter().any(|m| {
+                near(m.x.pitch, l.x.pitch) && near(m.y.pitch, l.y.pitch) && sites(m) >= sites(l)
+            })
+        };
+        let full: Vec<BlobLattice> = blob_lattices(img, &params.blobs, cells)
+            .into_iter()
+            .filter(|l| {
+                filling(l) && (l.x.size.min(l.y.size) < unseen || params.halved && missed(l, &all))
+            })
+            .collect();
+        all.extend(full);
     }
     all
 }
