@@ -1395,3 +1395,14 @@ fn cells_apart_by_thin_lines_are_found_on_a_phone() {
     let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/balls-medium-mid.png");
     assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
 }
+
+/// Five or More's tango balls on a phone's screen: only the board of
+/// pieces found by their blobs reads it (its edges' lattice is at another
+/// pitch), and the blobs (the balls' light part, their bottom is dark) sit
+/// a tenth of a pitch above their cells' centres, so the board's frame
+/// below lies a little further than a tenth of a pitch out.
+#[test]
+fn pieces_high_in_their_cells_are_read_in_their_frame() {
+    let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/tango-medium-mid.png");
+    assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
+}

@@ -4315,9 +4315,12 @@ fn read_on_backdrop(
     let b = backdrop(img, &cal.grid, cal.rows, cal.cols, &labs, p)?;
     let sides = [(true, true), (true, false), (false, true), (false, false)];
     // A lattice fitted to the pieces may sit a few pixels inside the board's
-    // edge: the frame is looked for up to a tenth of a pitch out.
+    // edge: the frame is looked for up to 0.15 of a pitch out. (Five or
+    // More's tango balls, dark at the bottom, are blobs 0.11 of a pitch
+    // above their cells' centres: on a phone's screen the frame below was
+    // 9 pixels out at a pitch of 84, past a tenth.)
     let g = &cal.grid;
-    let reach = (0.1 * g.pitch_x().min(g.pitch_y())).max(4.0) as usize;
+    let reach = (0.15 * g.pitch_x().min(g.pitch_y())).max(4.0) as usize;
     let e = Emptiness {
         limit: p.empty_distance,
         inside: None,
