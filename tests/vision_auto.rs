@@ -1406,3 +1406,14 @@ fn pieces_high_in_their_cells_are_read_in_their_frame() {
     let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/tango-medium-mid.png");
     assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
 }
+
+/// Klickety on a phone's screen: its top row mostly empty, the board is
+/// read as held to its frame, and its full bottom row has the status bar
+/// and the screen's dark edge below it, a line of unread cells (on the
+/// window alone there is no room for a line there). UI beyond a side is
+/// no tile: the board ends there.
+#[test]
+fn a_board_held_to_its_frame_may_have_ui_below() {
+    let (_, img, want) = labelled_fixture("uncalibrated/klickety/easy-mid.png");
+    assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
+}

@@ -3486,9 +3486,12 @@ fn framed(
             let along = if rows { cur.cols } else { cur.rows };
             if 2 * empty <= along {
                 // Held as it is: the backdrop goes on beyond it, a line
-                // of background (or no room for a line).
+                // of background or of UI, no tile there (or no room for a
+                // line). (Klickety on a phone's screen: a full bottom row,
+                // the status bar and the screen's edge below it read as
+                // unread cells; the board's end is seen.)
                 match beyond(img, &cur, rows, before) {
-                    Some((_, line)) if line.iter().any(|&v| v != EMPTY) => return None,
+                    Some((_, line)) if line.iter().any(|&v| v <= 9) => return None,
                     _ => return Some(true),
                 }
             }
