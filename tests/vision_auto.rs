@@ -1295,6 +1295,17 @@ fn a_dimmed_phone_capture_reads_the_board_under_the_team() {
     assert_reads_right_as(&img, "pad", &want, "dimmed");
 }
 
+/// Gweled's window scaled by 1.33 and saved at JPEG 55 (as a phone's
+/// screenshot): the gems' facets blur, no ring reads a cell as one colour,
+/// and the rings near the middle set the colours 1.43 times as far apart
+/// as any other (2.3-3.3 on the window as it is): under the 2.0 asked
+/// then, the 8x8 board was refused (9 cells unread on the ring taken).
+#[test]
+fn blurred_gems_are_read_in_their_middle() {
+    let (_, img, want) = labelled_fixture("gweled/start.png");
+    assert_reads_right_as(&scaled_jpeg(&img), "gweled", &want, "scaled, JPEG 55");
+}
+
 /// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
 /// lattice of blobs overran the board by a line all round, and read on
 /// its backdrop (`read_on_backdrop`, which held it to its frame only) the
@@ -1302,16 +1313,8 @@ fn a_dimmed_phone_capture_reads_the_board_under_the_team() {
 /// to a board's checks it is refused, and the board's own lattice read.
 #[test]
 fn a_board_on_its_backdrop_is_no_ring_of_margin() {
-    use image::imageops::{resize, FilterType};
     let (_, img, want) = labelled_fixture("uncalibrated/four-in-a-row/t2-win.png");
-    let (w, h) = img.dimensions();
-    let big = resize(
-        &img,
-        (w as f64 * 1.33).round() as u32,
-        (h as f64 * 1.33).round() as u32,
-        FilterType::CatmullRom,
-    );
-    assert_reads_right_as(&jpeg(&big, 55), "generic", &want, "scaled, JPEG 55");
+    assert_reads_right_as(&scaled_jpeg(&img), "generic", &want, "scaled, JPEG 55");
 }
 
 /// Gweled's window saved as JPEG (a phone's screenshot) and dimmed: no
@@ -1416,4 +1419,16 @@ fn pieces_high_in_their_cells_are_read_in_their_frame() {
 fn a_board_held_to_its_frame_may_have_ui_below() {
     let (_, img, want) = labelled_fixture("uncalibrated/klickety/easy-mid.png");
     assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
+}
+
+/// `img` scaled by 1.33 (Catmull-Rom) and saved at JPEG quality 55, as
+/// `auto_fixtures`' `RESAMPLE=jpeg`.
+fn scaled_jpeg(img: &image::RgbImage) -> image::RgbImage {
+    use image::imageops::{resize, FilterType};
+    let (w, h) = img.dimensions();
+    let (sw, sh) = (
+        (f64::from(w) * 1.33).round() as u32,
+        (f64::from(h) * 1.33).round() as u32,
+    );
+    jpeg(&resize(img, sw, sh, FilterType::CatmullRom), 55)
 }

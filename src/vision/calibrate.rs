@@ -315,9 +315,12 @@ fn hues_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usiz
 /// the middle ([`Sampling::inner`]) must set the colours ([`separation`])
 /// to be used, against those that see cells apart and are about as uniform
 /// as the most uniform of them ([`UNIFORM_SLACK`]): Gweled's gems 2.3 and
-/// 3.3 times; lattices off the tiles' centres (the dual of diamonds on a
-/// checker) 0.7 and 1.1 times.
-const GEM_SEPARATION: f32 = 2.0;
+/// 3.3 times, 1.43 scaled by 1.33 and saved at JPEG 55 (blurred facets);
+/// lattices off the tiles' centres (the dual of diamonds on a checker) 0.7
+/// and 1.1 times. Between the two: about the geometric mean of 1.1 and
+/// 1.43 (2.0 until the JPEG'd gems were measured; the synthetic sets read
+/// the same at 2.0, 1.4 and 1.25).
+const GEM_SEPARATION: f32 = 1.25;
 
 /// Chroma a pattern's cells seen apart must have for a pattern that sees
 /// none apart to be taken as blind (see `calibrate_on`): colours, not the
