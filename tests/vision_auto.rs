@@ -1306,6 +1306,24 @@ fn blurred_gems_are_read_in_their_middle() {
     assert_reads_right_as(&scaled_jpeg(&img), "gweled", &want, "scaled, JPEG 55");
 }
 
+/// Gweled's window scaled to 0.6 (Lanczos): once the rings near the middle
+/// were taken for its gems, a ring at the gems' edge seeing 3 of 64 cells
+/// apart was still the most uniform and was read (18 cells unread); with
+/// it dropped the board reads right but fits its colours 0.94 by the
+/// rescue's footprint (0.95 asked): a full board of a swap game needs 0.9.
+#[test]
+fn small_gems_read_as_a_full_board() {
+    use image::imageops::{resize, FilterType};
+    let (_, img, want) = labelled_fixture("gweled/start.png");
+    let (w, h) = img.dimensions();
+    let (sw, sh) = (
+        (f64::from(w) * 0.6).round() as u32,
+        (f64::from(h) * 0.6).round() as u32,
+    );
+    let small = resize(&img, sw, sh, FilterType::Lanczos3);
+    assert_reads_right_as(&small, "gweled", &want, "scaled 0.6");
+}
+
 /// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
 /// lattice of blobs overran the board by a line all round, and read on
 /// its backdrop (`read_on_backdrop`, which held it to its frame only) the

@@ -1334,7 +1334,13 @@ fn calibrate_on(
             .fold(0.0, f32::max);
         let plain = uniform_seeing(&&inner) && inner.1 >= seen && inner.2 >= rivals;
         if (gems && inner.2 >= GEM_SEPARATION * others) || plain {
+            // Taken as the better guess: a pattern seeing under half as
+            // many cells apart is blind to most pieces, however uniform
+            // (a ring at the gems' edge seeing 3 of 64 was the most
+            // uniform of Gweled's at 0.6, and read 18 cells unread).
+            let sees = inner.1;
             tried.push(inner);
+            tried.retain(|t| 2 * t.1 >= sees);
         }
     }
     // A pattern that sees half as many cells unlike the commonest colour as
@@ -2361,7 +2367,13 @@ fn first_rescue(
             && (cal.rows, cal.cols) != (alt.rows, alt.cols);
         let whole = (i < near || one_tile_a_cell(&reading.board, p.repeat_excess))
             && !(alt.from_blobs && !framed && empty_line(&reading.board));
-        (fit >= p.rescue_fit && var && edged && whole).then_some((reading, cal))
+        // A swap or orb-drag board is full: a lattice reading every cell
+        // as a tile of its colours is one (gems smaller than their cells,
+        // cut in facets, fit their colours a little less at the rim).
+        let full = super::family::always_full(&opts.game)
+            && reading.board.cells().iter().all(|&v| v <= 9);
+        let need = if full { FULL_RESCUE_FIT } else { p.rescue_fit };
+        (fit >= need && var && edged && whole).then_some((reading, cal))
     })
 }
 
@@ -2452,6 +2464,12 @@ const EDGE_SQUEEZE: f64 = 0.015;
 /// agrees with its colour by a majority of its footprint's points, however
 /// many points a highlight or a shade on each tile costs ([`footprints`]).
 const TILES_AGREE: f64 = 0.98;
+
+/// The fit a rescued lattice needs ([`first_rescue`]) when it reads a
+/// full board of a game whose boards are always full
+/// (`family::always_full`), instead of [`ReadParams::rescue_fit`]: Gweled
+/// scaled to 0.6 fits 0.94, read right.
+const FULL_RESCUE_FIT: f64 = 0.9;
 
 /// Tunables of [`read_auto`]'s choice among the finder's lattices.
 #[derive(Debug, Clone, Copy, PartialEq)]
