@@ -24,6 +24,7 @@ use gridbot::board::{Board, EMPTY, UNKNOWN};
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::Hints;
 use gridbot::vision::replay::labelled_images;
+use image::imageops::FilterType;
 use rayon::prelude::*;
 use synth::{no_board_screens, random_board, render, sparse_case, Rng, Style};
 
@@ -1313,14 +1314,8 @@ fn blurred_gems_are_read_in_their_middle() {
 /// rescue's footprint (0.95 asked): a full board of a swap game needs 0.9.
 #[test]
 fn small_gems_read_as_a_full_board() {
-    use image::imageops::{resize, FilterType};
     let (_, img, want) = labelled_fixture("gweled/start.png");
-    let (w, h) = img.dimensions();
-    let (sw, sh) = (
-        (f64::from(w) * 0.6).round() as u32,
-        (f64::from(h) * 0.6).round() as u32,
-    );
-    let small = resize(&img, sw, sh, FilterType::Lanczos3);
+    let small = scaled(&img, 0.6, FilterType::Lanczos3);
     assert_reads_right_as(&small, "gweled", &want, "scaled 0.6");
 }
 
@@ -1369,15 +1364,9 @@ fn a_swap_board_guesses_no_empty_colour() {
 /// colour and see as many cells apart: they are taken (`Sampling::inner`).
 #[test]
 fn thin_pieces_are_read_in_their_middle() {
-    use image::imageops::{resize, FilterType};
     let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/shapes-medium-mid.png");
     assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
-    let (w, h) = img.dimensions();
-    let (sw, sh) = (
-        (f64::from(w) * 0.6).round() as u32,
-        (f64::from(h) * 0.6).round() as u32,
-    );
-    let small = resize(&img, sw, sh, FilterType::Lanczos3);
+    let small = scaled(&img, 0.6, FilterType::Lanczos3);
     assert_reads_right_as(&small, "generic", &want, "scaled 0.6");
     let dim = dimmed_about_its_mean(&img);
     assert_reads_right_as(&dim, "generic", &want, "dimmed");
@@ -1387,21 +1376,15 @@ fn thin_pieces_are_read_in_their_middle() {
 /// by a triangle filter to the width of a 1080x1920 screen (or 1720 pixels
 /// high), at the bottom of the dark screen.
 fn on_phone(img: &image::RgbImage) -> image::RgbImage {
-    use image::imageops::{overlay, resize, FilterType};
     let (w, h) = img.dimensions();
-    let f = (1080.0 / f64::from(w)).min(1720.0 / f64::from(h));
-    let (sw, sh) = (
-        (f64::from(w) * f).round() as u32,
-        (f64::from(h) * f).round() as u32,
+    let inner = scaled(
+        img,
+        (1080.0 / f64::from(w)).min(1720.0 / f64::from(h)),
+        FilterType::Triangle,
     );
-    let inner = resize(img, sw, sh, FilterType::Triangle);
     let mut phone = image::RgbImage::from_pixel(1080, 1920, image::Rgb([20, 20, 24]));
-    overlay(
-        &mut phone,
-        &inner,
-        i64::from((1080 - sw) / 2),
-        i64::from(1920 - sh - 60),
-    );
+    let (x, y) = ((1080 - inner.width()) / 2, 1920 - inner.height() - 60);
+    image::imageops::overlay(&mut phone, &inner, i64::from(x), i64::from(y));
     phone
 }
 
@@ -1442,11 +1425,12 @@ fn a_board_held_to_its_frame_may_have_ui_below() {
 /// `img` scaled by 1.33 (Catmull-Rom) and saved at JPEG quality 55, as
 /// `auto_fixtures`' `RESAMPLE=jpeg`.
 fn scaled_jpeg(img: &image::RgbImage) -> image::RgbImage {
-    use image::imageops::{resize, FilterType};
+    jpeg(&scaled(img, 1.33, FilterType::CatmullRom), 55)
+}
+
+/// `img` scaled by `f` (each side rounded) with `filter`.
+fn scaled(img: &image::RgbImage, f: f64, filter: FilterType) -> image::RgbImage {
     let (w, h) = img.dimensions();
-    let (sw, sh) = (
-        (f64::from(w) * 1.33).round() as u32,
-        (f64::from(h) * 1.33).round() as u32,
-    );
-    jpeg(&resize(img, sw, sh, FilterType::CatmullRom), 55)
+    let side = |n: u32| (f64::from(n) * f).round() as u32;
+    image::imageops::resize(img, side(w), side(h), filter)
 }

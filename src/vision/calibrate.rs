@@ -1316,22 +1316,23 @@ fn calibrate_on(
     let from_blobs = opts.sampling.is_none() && found.as_ref().is_some_and(|f| f.from_blobs);
     let gems = from_blobs && !seeing().any(|t| uniform_seeing(&t));
     let few = from_blobs && seeing().filter(uniform_seeing).all(|t| 2 * t.1 < seen);
-    if gems || few {
-        let least = seeing().map(|t| t.0).fold(f32::INFINITY, f32::min);
-        let others = seeing()
+    // The best separation among the patterns seeing `least_seen` cells
+    // apart or more that are about as uniform as the most uniform of them.
+    let rival = |least_seen: usize| {
+        let near = || tried.iter().filter(|t| t.1 >= least_seen.max(1));
+        let least = near().map(|t| t.0).fold(f32::INFINITY, f32::min);
+        near()
             .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
             .map(|t| t.2)
-            .fold(0.0, f32::max);
+            .fold(0.0, f32::max)
+    };
+    if gems || few {
+        let others = rival(1);
         let inner = measure(Sampling::inner())?;
         // Against the patterns seeing as many cells apart (half as many
         // or more): a ring seeing a few tips of pieces sets their few
         // colours far apart.
-        let near = seeing().filter(|t| 2 * t.1 >= inner.1);
-        let least = near.clone().map(|t| t.0).fold(f32::INFINITY, f32::min);
-        let rivals = near
-            .filter(|t| t.0 <= UNIFORM_SLACK * least + 1.0)
-            .map(|t| t.2)
-            .fold(0.0, f32::max);
+        let rivals = rival(inner.1.div_ceil(2));
         let plain = uniform_seeing(&&inner) && inner.1 >= seen && inner.2 >= rivals;
         if (gems && inner.2 >= GEM_SEPARATION * others) || plain {
             // Taken as the better guess: a pattern seeing under half as
