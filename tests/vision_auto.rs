@@ -1319,6 +1319,27 @@ fn small_gems_read_as_a_full_board() {
     assert_reads_right_as(&small, "gweled", &want, "scaled 0.6");
 }
 
+/// Gweled's window a quarter brighter: the ring at the cells' edge read
+/// the checker between the gems as two colours (the board repeated every
+/// other column, refused), the ring inside it the gems' black outlines
+/// and the checker's shades, and every ring on the gems was uneven with
+/// their clipped facets. A pattern reading a checker, and one seeing only
+/// greys where another sees the gems' colours, are blind; the middle of
+/// the gems reads them.
+#[test]
+fn brightened_gems_are_read_off_their_checker() {
+    for name in ["gweled/start.png", "gweled/played.png"] {
+        let (_, img, want) = labelled_fixture(name);
+        let mut bright = img.clone();
+        for p in bright.pixels_mut() {
+            for v in p.0.iter_mut() {
+                *v = (1.25 * f64::from(*v)).round().min(255.0) as u8;
+            }
+        }
+        assert_reads_right_as(&bright, "gweled", &want, name);
+    }
+}
+
 /// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
 /// lattice of blobs overran the board by a line all round, and read on
 /// its backdrop (`read_on_backdrop`, which held it to its frame only) the

@@ -275,6 +275,37 @@ fn cells_apart_from_mode(members: &[Member], apart: f32) -> usize {
     hued_apart_from_mode(members, apart, 0.0)
 }
 
+/// True when a pattern's cells read as a checker of two colours: in every
+/// screenshot, the cells of each parity (row plus column, even or odd)
+/// all but a tenth within `apart` of their parity's commonest colour, and
+/// the two colours farther than `apart` from each other. Dealt tiles
+/// never fall so; a ring reading a checkered backdrop between the pieces
+/// does (Gweled's brightened: the ring at the cells' edge read the
+/// backdrop's two squares as two colours, the same every other column).
+fn checkered(members: &[Member], apart: f32) -> bool {
+    let shots = members.iter().map(|m| m.0).max().map_or(0, |k| k + 1);
+    (0..shots).all(|k| {
+        let mode = |parity: usize| -> Option<(Lab, usize, usize)> {
+            let labs: Vec<Lab> = members
+                .iter()
+                .filter(|m| m.0 == k && (m.1.row + m.1.col) % 2 == parity)
+                .map(|m| m.2.lab)
+                .collect();
+            let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
+            let mode = *labs.iter().max_by_key(|a| near(a))?;
+            Some((mode, near(&mode), labs.len()))
+        };
+        let (Some((a, na, la)), Some((b, nb, lb))) = (mode(0), mode(1)) else {
+            return false;
+        };
+        la + lb >= CHECKER_CELLS && 10 * na >= 9 * la && 10 * nb >= 9 * lb && delta_e(a, b) > apart
+    })
+}
+
+/// The fewest cells a screenshot's lattice needs for [`checkered`] to
+/// judge it.
+const CHECKER_CELLS: usize = 12;
+
 /// [`cells_apart_from_mode`] counting only cells of chroma `min_chroma`
 /// or more.
 fn hued_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usize {
@@ -287,14 +318,21 @@ fn hued_apart_from_mode(members: &[Member], apart: f32, min_chroma: f32) -> usiz
 /// The cells' colours farther than `apart` from the commonest cell colour
 /// (the cell colour with the most others within `apart`).
 fn apart_from_mode(members: &[Member], apart: f32) -> Vec<Lab> {
-    let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
-    let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
-    let Some(&mode) = labs.iter().max_by_key(|a| near(a)) else {
+    let Some(mode) = mode_colour(members, apart) else {
         return Vec::new();
     };
-    labs.into_iter()
+    members
+        .iter()
+        .map(|m| m.2.lab)
         .filter(|b| delta_e(mode, *b) > apart)
         .collect()
+}
+
+/// The commonest cell colour: the one with the most others within `apart`.
+fn mode_colour(members: &[Member], apart: f32) -> Option<Lab> {
+    let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
+    labs.iter().max_by_key(|a| near(a)).copied()
 }
 
 /// How many colours (of two cells or more, of chroma `min_chroma` or
@@ -1285,9 +1323,11 @@ fn calibrate_on(
         let seen = cells_apart_from_mode(&members, p.split_distance);
         let apart = separation(&members, opts.colours, p);
         tracing::debug!(
-            "sampling {:?}: p90 {p90:.2} seen {seen} of {} apart {apart:.2}",
+            "sampling {:?}: p90 {p90:.2} seen {seen} of {} apart {apart:.2} hued {} checker {}",
             probe.sampling.points.first(),
-            members.len()
+            members.len(),
+            hued_apart_from_mode(&members, p.split_distance, HUED),
+            checkered(&members, p.split_distance)
         );
         Ok((p90, seen, apart, probe.sampling, members))
     };
@@ -1295,6 +1335,45 @@ fn calibrate_on(
         .into_iter()
         .map(&measure)
         .collect::<Result<_, _>>()?;
+    // A pattern reading the cells as a checker reads a checkered backdrop
+    // between the pieces, not the pieces ([`checkered`]).
+    let checker: Vec<bool> = tried
+        .iter()
+        .map(|t| checkered(&t.4, p.split_distance))
+        .collect();
+    if checker.contains(&false) {
+        let mut c = checker.iter();
+        tried.retain(|_| !c.next().copied().unwrap_or(false));
+    }
+    // A pattern that sees no colour ([`HUED`]: every cell one colour, or
+    // every cell a shade of grey) where another sees a quarter of the
+    // cells apart in colours, however unevenly, is blind too: a ring on
+    // the backdrop showing round cut gems, whose facets make every ring on
+    // the gems uneven (Gweled), or on their dark outlines and the
+    // backdrop's two shades (Gweled brightened). Grey pieces on a coloured
+    // board are seen (Iagno's discs on green). (Strokes of symbols on
+    // tiles of one grey are no colours: Swell Foop's `boringshapes` is
+    // refused, not read as a wrong board.)
+    let hued_seen: Vec<usize> = tried
+        .iter()
+        .map(|t| hued_apart_from_mode(&t.4, p.split_distance, HUED))
+        .collect();
+    let hued = tried
+        .iter()
+        .zip(&hued_seen)
+        .any(|(t, &h)| 4 * t.1 >= t.4.len() && 4 * h >= t.4.len());
+    if hued {
+        let sees_colour: Vec<bool> = tried
+            .iter()
+            .zip(&hued_seen)
+            .map(|(t, &h)| {
+                let grey = mode_colour(&t.4, p.split_distance).is_none_or(|m| chroma(m) < HUED);
+                h > 0 || (t.1 > 0 && !grey)
+            })
+            .collect();
+        let mut k = sees_colour.iter();
+        tried.retain(|_| k.next().copied().unwrap_or(true));
+    }
     // Cut gems: when no candidate that sees cells apart sees each cell as
     // mostly one colour, the rings near the middle are tried too
     // ([`Sampling::inner`]), and kept when they set the colours far
@@ -1304,8 +1383,10 @@ fn calibrate_on(
     // cells as mostly one colour see less than half as many cells apart
     // as another (`few`: a ring at the tiles' edge sees only the tips of
     // some pieces), and kept, in either case, when they read each cell as
-    // mostly one colour, see as many cells apart as any other and set
-    // the colours as far apart as those seeing half as many or more: thin
+    // mostly one colour (or no pattern does: gems), see as many cells
+    // apart as any other and set the colours as far apart as those seeing
+    // half as many or more (Gweled brightened: its facets clipped, the
+    // rings on the gems were as uneven as those in their middle): thin
     // pieces (Five or More's stars scaled 1.55x on a phone's screen, or
     // 0.6x, or dimmed) spread every ring that crosses their arms past the
     // limit; the least uneven ring read a colour as two, or the ring at
@@ -1333,7 +1414,7 @@ fn calibrate_on(
         // or more): a ring seeing a few tips of pieces sets their few
         // colours far apart.
         let rivals = rival(inner.1.div_ceil(2));
-        let plain = uniform_seeing(&&inner) && inner.1 >= seen && inner.2 >= rivals;
+        let plain = (gems || uniform_seeing(&&inner)) && inner.1 >= seen && inner.2 >= rivals;
         if (gems && inner.2 >= GEM_SEPARATION * others) || plain {
             // Taken as the better guess: a pattern seeing under half as
             // many cells apart is blind to most pieces, however uniform
@@ -1383,18 +1464,6 @@ fn calibrate_on(
     {
         tried.retain(|t| t.1 > 0);
     }
-    // A pattern that sees every cell as one colour where another sees a
-    // quarter of them apart in colours ([`HUED`]), however unevenly, is
-    // blind too: a ring on the backdrop showing round cut gems, whose
-    // facets make every ring on the gems uneven (Gweled). (Strokes of
-    // symbols on tiles of one grey are no colours: Swell Foop's
-    // `boringshapes` is refused, not read as a wrong board.)
-    let hued = tried.iter().any(|t| t.1 == 0)
-        && tried.iter().any(|t| {
-            4 * t.1 >= t.4.len()
-                && 4 * hued_apart_from_mode(&t.4, p.split_distance, HUED) >= t.4.len()
-        });
-    tried.retain(|t| t.1 > 0 || !hued);
     // A pattern that sees the cells apart all as one colour is blind to
     // the pieces' colours where another, its cells mostly one colour, sees
     // as many apart in two or more colours ([`HUED`]): a ring on the dark
@@ -4824,6 +4893,68 @@ fn holes(board: &Board, sparse: [bool; 4]) -> bool {
 mod tests {
     use super::*;
 
+    /// Cells of one screenshot, row by row, coloured by `lab(row, col)`.
+    fn members_coloured(
+        rows: usize,
+        cols: usize,
+        lab: &dyn Fn(usize, usize) -> Lab,
+    ) -> Vec<Member> {
+        (0..rows * cols)
+            .map(|i| {
+                let (r, c) = (i / cols, i % cols);
+                let reading = CellReading {
+                    lab: lab(r, c),
+                    spread: 0.0,
+                    nearest: 0,
+                    distance: 0.0,
+                    split: 0.0,
+                    value: 0,
+                    refused: false,
+                };
+                (0, Cell::new(r, c), reading)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_checker_is_told_from_dealt_tiles() {
+        let (dark, light, red) = ([20.0, 0.0, 0.0], [45.0, 0.0, 0.0], [50.0, 60.0, 40.0]);
+        let checker = |r: usize, c: usize| {
+            if (r + c).is_multiple_of(2) {
+                dark
+            } else {
+                light
+            }
+        };
+        assert!(checkered(&members_coloured(8, 8, &checker), 20.0));
+        // A gem over a tenth of one parity's squares is still the checker;
+        // over a fifth it is not.
+        let some = |n: usize| {
+            move |r: usize, c: usize| {
+                if r * 8 + c < 2 * n && (r + c).is_multiple_of(2) {
+                    red
+                } else {
+                    checker(r, c)
+                }
+            }
+        };
+        assert!(checkered(&members_coloured(8, 8, &some(3)), 20.0));
+        assert!(!checkered(&members_coloured(8, 8, &some(7)), 20.0));
+        // Stripes, one colour, shades too close, too few cells: no checker.
+        let stripes = |_: usize, c: usize| if c.is_multiple_of(2) { dark } else { light };
+        assert!(!checkered(&members_coloured(8, 8, &stripes), 20.0));
+        assert!(!checkered(&members_coloured(8, 8, &|_, _| dark), 20.0));
+        let near = |r: usize, c: usize| {
+            if (r + c).is_multiple_of(2) {
+                dark
+            } else {
+                [35.0, 0.0, 0.0]
+            }
+        };
+        assert!(!checkered(&members_coloured(8, 8, &near), 20.0));
+        assert!(!checkered(&members_coloured(3, 3, &checker), 20.0));
+    }
+
     /// Gives `cal` the palette `colours` (indices in order) and `empty`.
     fn paint(cal: &mut Calibration, colours: &[[u8; 3]], empty: [u8; 3]) {
         cal.palette.colours = colours
@@ -5547,7 +5678,11 @@ mod tests {
         let mut img = RgbImage::from_pixel(200, 200, image::Rgb(white));
         for r in 0..4u32 {
             for c in 0..4u32 {
-                let colour = if (r + c) % 2 == 0 { green } else { red };
+                let colour = if (r + c).is_multiple_of(2) {
+                    green
+                } else {
+                    red
+                };
                 for y in 0..40 {
                     for x in 0..40 {
                         // The top two fifths of each tile: a white highlight.
