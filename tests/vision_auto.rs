@@ -1340,6 +1340,17 @@ fn brightened_gems_are_read_off_their_checker() {
     }
 }
 
+/// Gweled's board dimmed, a lattice of text UI scoring above the gems':
+/// the gems' lattice (of blobs) is rescued when its tiles fit their
+/// colours, and the checker round the small gems, dimmed within the
+/// threshold of a dark gem's colour, counted against them (a fit of 0.74).
+/// Round a lattice of blobs' pieces is their backdrop.
+#[test]
+fn dimmed_gems_fit_their_colours_off_their_backdrop() {
+    let (_, img, want) = labelled_fixture("gweled/played.png");
+    assert_reads_right_as(&dimmed_about_its_mean(&img), "gweled", &want, "dimmed");
+}
+
 /// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
 /// lattice of blobs overran the board by a line all round, and read on
 /// its backdrop (`read_on_backdrop`, which held it to its frame only) the

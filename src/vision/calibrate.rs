@@ -2410,7 +2410,8 @@ fn first_rescue(
         let (reading, cal) = read_lattice(img, opts, alt)
             .map_err(|e| tracing::debug!("rescue {}x{}: {e}", alt.rows, alt.cols))
             .ok()?;
-        let (points, tiles) = footprints(img, &cal, &reading.board, p.reach);
+        // Round a lattice of blobs' pieces is their backdrop.
+        let (points, tiles) = footprints(img, &cal, &reading.board, p.reach, alt.from_blobs);
         // The further lattices, tried only because the best was refused,
         // must fit by their points (each lattice tried is a chance to take
         // a pattern for a board).
@@ -2596,12 +2597,24 @@ impl Default for ReadParams {
 /// two tiles (1.5 times the pitch, a pitch a tenth off) reads each cell by
 /// its centre, but its wider ring runs into the neighbouring tiles.
 fn footprint(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> f64 {
-    footprints(img, cal, board, reach).0
+    footprints(img, cal, board, reach, false).0
 }
 
 /// [`footprint`], and the fraction of tiles most of whose counted points
 /// agree (a highlight or a shade on some tiles costs those tiles only).
-fn footprints(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> (f64, f64) {
+/// With `backdrop` (pieces apart on a backdrop: a lattice of blobs), a
+/// point showing the colour round its cell's piece ([`cell_backdrop`]) does
+/// not count either: the checker under Gweled's gems, dimmed, came within
+/// the threshold of a dark gem's colour. (Not for any lattice: one of
+/// cells a third as tall as the tiles, its corners on one tile and its
+/// centre on the tile's symbol, fitted as a board then.)
+fn footprints(
+    img: &RgbImage,
+    cal: &Calibration,
+    board: &Board,
+    reach: f64,
+    backdrop: bool,
+) -> (f64, f64) {
     const POINTS: usize = 12;
     let g = &cal.grid;
     let pal = &cal.palette;
@@ -2617,6 +2630,10 @@ fn footprints(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> (
             }
             let before = (agree, disagree);
             let (cx, cy) = cal.cell_centre(Cell { row: r, col: c });
+            let round = match backdrop {
+                true => cell_backdrop(img, cx, cy, g, pal.threshold),
+                false => None,
+            };
             for k in 0..POINTS {
                 let a = std::f64::consts::TAU * (k as f64 + 0.5) / POINTS as f64;
                 let Some(lab) = lab_at(img, cx + rx * a.cos(), cy + ry * a.sin()) else {
@@ -2626,9 +2643,10 @@ fn footprints(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> (
                     .iter()
                     .map(|&(i, l)| (delta_e(lab, l), i))
                     .min_by(|x, y| x.0.total_cmp(&y.0));
+                let on_backdrop = round.is_some_and(|b| delta_e(lab, b) <= pal.threshold);
                 match nearest {
                     Some((_, i)) if i == v => agree += 1,
-                    Some((d, _)) if d <= pal.threshold => disagree += 1,
+                    Some((d, _)) if d <= pal.threshold && !on_backdrop => disagree += 1,
                     _ => {}
                 }
             }
@@ -2644,6 +2662,28 @@ fn footprints(img: &RgbImage, cal: &Calibration, board: &Board, reach: f64) -> (
         tiles_agree as f64 / tiles.max(1) as f64,
     )
 }
+
+/// What a cell shows round its piece: the colour at its tile's four
+/// corners, when they agree (within twice `threshold` of their mean), as
+/// a backdrop between pieces smaller than their cells does (a checker's
+/// square under a gem). A ring point of that colour is the backdrop, not a
+/// neighbour's tile ([`footprints`]).
+fn cell_backdrop(img: &RgbImage, cx: f64, cy: f64, g: &Grid, threshold: f32) -> Option<Lab> {
+    let (dx, dy) = (CORNER * g.cell_width, CORNER * g.cell_height);
+    let corners = [(-dx, -dy), (dx, -dy), (-dx, dy), (dx, dy)]
+        .iter()
+        .map(|&(x, y)| lab_at(img, cx + x, cy + y))
+        .collect::<Option<Vec<Lab>>>()?;
+    let mean = [0, 1, 2].map(|i| corners.iter().map(|l| l[i]).sum::<f32>() / 4.0);
+    corners
+        .iter()
+        .all(|&l| delta_e(l, mean) <= 2.0 * threshold)
+        .then_some(mean)
+}
+
+/// Where [`cell_backdrop`] looks: this fraction of the tile's size out
+/// from its centre along each axis.
+const CORNER: f64 = 0.45;
 
 /// The lattices after the finder's best worth reading too (see
 /// [`read_auto`]): scoring at least `alternative_score` of the best, pitches
@@ -5702,14 +5742,14 @@ mod tests {
             cal
         };
         let board: Board = "0101/1010/0101/1010".parse().expect("a board");
-        let (points, tiles) = footprints(&img, &at(20.0, 20.0), &board, 0.3);
+        let (points, tiles) = footprints(&img, &at(20.0, 20.0), &board, 0.3, false);
         assert!((points - 8.0 / 12.0).abs() < 0.01, "{points}");
         assert_eq!(tiles, 1.0);
         // Half a tile off: 3x3 cells, each over four tiles.
         let mut off = at(40.0, 40.0);
         (off.rows, off.cols) = (3, 3);
         let board: Board = "010/101/010".parse().expect("a board");
-        let (_, tiles) = footprints(&img, &off, &board, 0.3);
+        let (_, tiles) = footprints(&img, &off, &board, 0.3, false);
         assert!(tiles < TILES_AGREE, "{tiles}");
     }
 
