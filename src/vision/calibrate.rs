@@ -386,9 +386,16 @@ const UNIFORM_SLACK: f32 = 1.3;
 /// outline; a ring clear of them finds fewer colours farther apart.
 fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -> f32 {
     let points: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let cells: Vec<(usize, Cell)> = members.iter().map(|m| (m.0, m.1)).collect();
     let (mut assign, mut centres) = kmeans(&points, colours, p.split_distance);
     if colours.is_none() {
-        split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
+        split_outliers(
+            &points,
+            &cells,
+            &mut assign,
+            &mut centres,
+            (p.shade_hue, p.split_distance),
+        );
         merge_overlapping(&points, &mut assign, p.split_distance);
     }
     let n = assign.iter().copied().max().map_or(0, |m| m + 1);
@@ -801,6 +808,13 @@ fn outlier_limit(d: &[f32]) -> f32 {
     (4.0 * median_mut(&mut d.to_vec())).max(6.0)
 }
 
+/// Outliers of a colour's shade dealt apart over the board are a colour
+/// of their own ([`split_outliers`]) when this fraction of the split
+/// distance or more from the cluster's colour: a light and a dark green
+/// 19 apart (synthetic seed 3080); not the shades of one colour's pieces
+/// lit apart, 8-12 (Five or More's shapes brightened, seed 6311).
+const DEALT_APART: f32 = 0.75;
+
 /// The least outlier limit of [`split_outliers`].
 const TIGHT_FLOOR: f32 = 4.0;
 
@@ -809,13 +823,22 @@ const TIGHT_FLOOR: f32 = 4.0;
 /// within the cluster's outlier limit, here floored at [`TIGHT_FLOOR`],
 /// of their robust colour) and their colour is twice that limit from the
 /// cluster's and not a shade of it ([`shade_of`] within `hue` degrees,
-/// and lighter or darker by half their distance or more: a hover
-/// highlight, a dimmed group; two greens of one lightness whose chroma
-/// differs are two colours):
+/// and lighter or darker by half their distance or more, on one group of
+/// touching cells of one screenshot (`cells`, the points' cells), or on
+/// under a quarter of the cluster's cells: a hover highlight, a dimmed
+/// group, a few pieces shaded apart; two greens of one lightness whose
+/// chroma differs are two colours, and so are a light and a dark green
+/// dealt apart over the board, on four of nine cells ([`DEALT_APART`]):
 /// two colours closer than the
 /// split distance (two tiles of near hues after a brightness change), told
 /// apart by how tight each group is. New clusters get new indices.
-fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, hue: f32) {
+fn split_outliers(
+    points: &[Lab],
+    cells: &[(usize, Cell)],
+    assign: &mut [usize],
+    centres: &mut Vec<Lab>,
+    (hue, split): (f32, f32),
+) {
     for j in 0..centres.len() {
         let members: Vec<usize> = (0..points.len()).filter(|&i| assign[i] == j).collect();
         let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
@@ -830,7 +853,17 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, 
         let (other, _) = robust_centre(&out_labs);
         let tight = out_labs.iter().all(|l| delta_e(*l, other) <= limit);
         let apart = delta_e(other, centre);
-        let shade = shade_of(centre, other, hue) && (other[0] - centre[0]).abs() >= 0.5 * apart;
+        let group: Vec<(usize, Cell)> = out
+            .iter()
+            .filter_map(|&k| cells.get(members[k]).copied())
+            .collect();
+        // Dealt apart over the board, a quarter of the cluster or more and
+        // near the split distance, a second colour; a few cells, or a
+        // little lighter, a shading.
+        let dealt =
+            !one_group(&group) && 4 * out.len() >= members.len() && apart >= DEALT_APART * split;
+        let shade =
+            shade_of(centre, other, hue) && (other[0] - centre[0]).abs() >= 0.5 * apart && !dealt;
         if tight && apart >= 2.0 * limit && !shade {
             for &k in &out {
                 assign[members[k]] = centres.len();
@@ -838,6 +871,30 @@ fn split_outliers(points: &[Lab], assign: &mut [usize], centres: &mut Vec<Lab>, 
             centres.push(other);
         }
     }
+}
+
+/// True when `cells` (screenshot, cell) are one group: all of one
+/// screenshot, each reached from the first through cells of the group
+/// side by side.
+fn one_group(cells: &[(usize, Cell)]) -> bool {
+    let Some(&(shot, first)) = cells.first() else {
+        return true;
+    };
+    if cells.iter().any(|c| c.0 != shot) {
+        return false;
+    }
+    let mut reached = vec![false; cells.len()];
+    reached[0] = true;
+    let mut stack = vec![first];
+    while let Some(a) = stack.pop() {
+        for (k, &(_, b)) in cells.iter().enumerate() {
+            if !reached[k] && a.row.abs_diff(b.row) + a.col.abs_diff(b.col) == 1 {
+                reached[k] = true;
+                stack.push(b);
+            }
+        }
+    }
+    reached.iter().all(|&r| r)
 }
 
 /// Merges k-means clusters that overlap, nearest pair first: two clusters
@@ -1627,9 +1684,16 @@ fn calibrate_on(
             }
         }
         let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
+        let cells: Vec<(usize, Cell)> = rest.iter().map(|m| (m.0, m.1)).collect();
         let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
         if opts.colours.is_none() {
-            split_outliers(&points, &mut assign, &mut centres, p.shade_hue);
+            split_outliers(
+                &points,
+                &cells,
+                &mut assign,
+                &mut centres,
+                (p.shade_hue, p.split_distance),
+            );
             merge_overlapping(&points, &mut assign, p.split_distance);
         }
         // A colour seen on one cell only, whose ring shows two colours
@@ -5975,8 +6039,9 @@ mod tests {
     }
 
     /// Two tight groups of one hue and lightness, 10 apart in chroma (two
-    /// greens of a skin), are two colours; a group as far off but lighter
-    /// (a hover highlight) is a shade, kept in the cluster.
+    /// greens of a skin), are two colours; a group of touching cells far
+    /// off but darker (a dimmed group) is a shade, kept in the cluster,
+    /// and the same cells dealt apart over the board are a dark green.
     #[test]
     fn near_colours_of_one_hue_split_unless_a_shade() {
         let green = [89.0f32, -71.3, 72.7];
@@ -5991,15 +6056,27 @@ mod tests {
                 })
                 .collect()
         };
-        for (other, split) in [
-            ([89.0f32, -75.0, 82.6], true),
-            ([99.0, -71.3 * 0.97, 72.7 * 0.97], false),
+        // The green's cells along row 0; the other's along row 1 (one
+        // group), or every other cell of rows 1 and 2 (dealt apart).
+        let group: Vec<(usize, Cell)> = (0..12)
+            .map(|c| (0, Cell::new(0, c)))
+            .chain((0..6).map(|c| (0, Cell::new(1, c))))
+            .collect();
+        let apart: Vec<(usize, Cell)> = (0..12)
+            .map(|c| (0, Cell::new(0, c)))
+            .chain((0..6).map(|k| (0, Cell::new(1 + k % 2, 2 * k))))
+            .collect();
+        let darker = [72.0, -71.3 * 0.85, 72.7 * 0.85];
+        for (other, cells, split) in [
+            ([89.0f32, -75.0, 82.6], &group, true),
+            (darker, &group, false),
+            (darker, &apart, true),
         ] {
             let mut pts = tight(green, 12);
             pts.extend(tight(other, 6));
             let mut assign = vec![0usize; pts.len()];
             let mut centres = vec![mean(&pts)];
-            split_outliers(&pts, &mut assign, &mut centres, 10.0);
+            split_outliers(&pts, cells, &mut assign, &mut centres, (10.0, 20.0));
             assert_eq!(centres.len() == 2, split, "{other:?}");
             assert_eq!(assign[12..].iter().all(|&a| a == 1), split);
         }
