@@ -397,6 +397,7 @@ fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -
             (p.shade_hue, p.split_distance),
         );
         merge_overlapping(&points, &mut assign, p.split_distance);
+        merge_lone(&points, &mut assign, p.split_distance);
     }
     let n = assign.iter().copied().max().map_or(0, |m| m + 1);
     let centres: Vec<Option<Lab>> = (0..n)
@@ -944,6 +945,37 @@ fn merge_overlapping(points: &[Lab], assign: &mut [usize], split: f32) {
         };
         for a in assign.iter_mut().filter(|a| **a == j) {
             *a = i;
+        }
+    }
+}
+
+/// Joins each cluster of one cell to the nearest cluster of two or more
+/// when it lies within `split` of that one's robust colour: k-means seeds
+/// a colour at a cell farther than `split` from every centre so far, and
+/// the centres then move (a ball scaled to half, read through its symbol,
+/// ended 17.6 from its colour's centre; as a colour of its own it capped
+/// the palette's threshold at half that, and ten balls read unread).
+fn merge_lone(points: &[Lab], assign: &mut [usize], split: f32) {
+    let n = assign.iter().copied().max().map_or(0, |m| m + 1);
+    let sizes: Vec<usize> = (0..n)
+        .map(|j| assign.iter().filter(|&&a| a == j).count())
+        .collect();
+    let centres: Vec<Option<Lab>> = (0..n)
+        .map(|j| (sizes[j] >= 2).then(|| robust_centre(&members_of(points, assign, j)).0))
+        .collect();
+    for i in 0..points.len() {
+        if sizes[assign[i]] != 1 {
+            continue;
+        }
+        let nearest = centres
+            .iter()
+            .enumerate()
+            .filter_map(|(j, c)| c.map(|c| (j, delta_e(points[i], c))))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((j, d)) = nearest {
+            if d < split {
+                assign[i] = j;
+            }
         }
     }
 }
@@ -1695,6 +1727,7 @@ fn calibrate_on(
                 (p.shade_hue, p.split_distance),
             );
             merge_overlapping(&points, &mut assign, p.split_distance);
+            merge_lone(&points, &mut assign, p.split_distance);
         }
         // A colour seen on one cell only, whose ring shows two colours
         // (an arc of `lone_split` of its points departs from the cell's
@@ -6036,6 +6069,23 @@ mod tests {
         let mut assign: Vec<usize> = (0..6).map(|i| i / 3).collect();
         merge_overlapping(&pts, &mut assign, 20.0);
         assert_ne!(assign[0], assign[3]);
+    }
+
+    #[test]
+    fn a_lone_cell_near_a_colour_joins_it() {
+        let a = [50.0f32, 20.0, 0.0];
+        let b = [50.0f32, -40.0, 0.0];
+        let mut pts: Vec<Lab> = (0..5)
+            .map(|i| [a[0] + i as f32 * 0.2, a[1], a[2]])
+            .collect();
+        pts.extend((0..5).map(|i| [b[0], b[1] + i as f32 * 0.2, b[2]]));
+        // 15 from the first colour (a ball read through its symbol), 30
+        // from both (a colour of its own).
+        pts.push([a[0] + 15.0, a[1], a[2]]);
+        pts.push([a[0] - 30.0, a[1] - 30.0, a[2]]);
+        let mut assign = vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 3];
+        merge_lone(&pts, &mut assign, 20.0);
+        assert_eq!(assign, vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 3]);
     }
 
     /// Two tight groups of one hue and lightness, 10 apart in chroma (two
