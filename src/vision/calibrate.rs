@@ -2519,9 +2519,10 @@ fn first_rescue(
         };
         let (var, edged) = (varied(&reading.board), bounded(img, &cal));
         tracing::debug!(
-            "rescue {}x{}: fit {fit:.2} (points {points:.2}, tiles {tiles:.2}), varied {var}, bounded {edged}",
+            "rescue {}x{}: fit {fit:.2} (points {points:.2}, tiles {tiles:.2}), varied {var}, bounded {edged}: {}",
             alt.rows,
-            alt.cols
+            alt.cols,
+            reading.board
         );
         // A lattice of blobs holds a tile on every line: one with a line of
         // none reaches past its blobs (over the backdrop to a panel beside
