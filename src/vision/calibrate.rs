@@ -377,6 +377,24 @@ const SEEING_SPREAD: f32 = 0.75;
 /// [`separation`]; a less uniform one reads symbols or the backdrop.
 const UNIFORM_SLACK: f32 = 1.3;
 
+/// The cells' colours clustered as the palette learning does: k-means
+/// (`colours` clusters when given), then, when not given, outliers split
+/// off ([`split_outliers`]), overlapping clusters merged
+/// ([`merge_overlapping`]) and lone cells joined to a near colour
+/// ([`merge_lone`]). Returns each member's cluster.
+fn cluster(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -> Vec<usize> {
+    let points: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let cells: Vec<(usize, Cell)> = members.iter().map(|m| (m.0, m.1)).collect();
+    let (mut assign, mut centres) = kmeans(&points, colours, p.split_distance);
+    if colours.is_none() {
+        let limits = (p.shade_hue, p.split_distance);
+        split_outliers(&points, &cells, &mut assign, &mut centres, limits);
+        merge_overlapping(&points, &mut assign, p.split_distance);
+        merge_lone(&points, &mut assign, p.split_distance);
+    }
+    assign
+}
+
 /// How well a sampling pattern tells the colours apart: the cells' colours
 /// clustered as the palette learning does, the least distance between two
 /// clusters (of two cells or more) over the distance within which nine
@@ -386,19 +404,7 @@ const UNIFORM_SLACK: f32 = 1.3;
 /// outline; a ring clear of them finds fewer colours farther apart.
 fn separation(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -> f32 {
     let points: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
-    let cells: Vec<(usize, Cell)> = members.iter().map(|m| (m.0, m.1)).collect();
-    let (mut assign, mut centres) = kmeans(&points, colours, p.split_distance);
-    if colours.is_none() {
-        split_outliers(
-            &points,
-            &cells,
-            &mut assign,
-            &mut centres,
-            (p.shade_hue, p.split_distance),
-        );
-        merge_overlapping(&points, &mut assign, p.split_distance);
-        merge_lone(&points, &mut assign, p.split_distance);
-    }
+    let assign = cluster(members, colours, p);
     let n = assign.iter().copied().max().map_or(0, |m| m + 1);
     let centres: Vec<Option<Lab>> = (0..n)
         .map(|j| {
@@ -1715,26 +1721,14 @@ fn calibrate_on(
                 _ => rest.push(*m),
             }
         }
-        let points: Vec<Lab> = rest.iter().map(|m| m.2.lab).collect();
-        let cells: Vec<(usize, Cell)> = rest.iter().map(|m| (m.0, m.1)).collect();
-        let (mut assign, mut centres) = kmeans(&points, opts.colours, p.split_distance);
-        if opts.colours.is_none() {
-            split_outliers(
-                &points,
-                &cells,
-                &mut assign,
-                &mut centres,
-                (p.shade_hue, p.split_distance),
-            );
-            merge_overlapping(&points, &mut assign, p.split_distance);
-            merge_lone(&points, &mut assign, p.split_distance);
-        }
+        let assign = cluster(&rest, opts.colours, p);
+        let clusters = assign.iter().copied().max().map_or(0, |m| m + 1);
         // A colour seen on one cell only, whose ring shows two colours
         // (an arc of `lone_split` of its points departs from the cell's
         // colour), is no palette colour: a popup or an effect over part of
         // that tile. Its cell then matches no colour and reads as unknown.
         // (A lone tile of a colour of its own is uniform and stays.)
-        let mut sizes = vec![0usize; centres.len()];
+        let mut sizes = vec![0usize; clusters];
         for &a in &assign {
             sizes[a] += 1;
         }
@@ -1762,10 +1756,10 @@ fn calibrate_on(
             )));
         }
         if let Some(k) = opts.colours {
-            if centres.len() < k {
+            if clusters < k {
                 warnings.push(format!(
                     "asked for {k} colours but only {} distinct cell colours",
-                    centres.len()
+                    clusters
                 ));
             }
         }
