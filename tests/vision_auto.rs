@@ -1351,6 +1351,39 @@ fn dimmed_gems_fit_their_colours_off_their_backdrop() {
     assert_reads_right_as(&dimmed_about_its_mean(&img), "gweled", &want, "dimmed");
 }
 
+/// Swell Foop's large game-over screen dimmed and scaled to 0.7: a
+/// lattice framed over the emptied board read its black as a tile colour
+/// on nine cells in ten, and the few tiles left in its corner made it a
+/// board. One colour on most cells with no edge between them is one flat
+/// area: no board.
+#[test]
+fn a_dimmed_game_over_is_no_board_of_one_flat_colour() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/swellfoop-large/c4-gameover.png");
+    let base = gridbot::vision::load_image(&path).expect("fixture loads");
+    for (a, b, filter) in [
+        (0.7, 10.0, FilterType::Nearest),
+        (0.75, 8.0, FilterType::Triangle),
+    ] {
+        let mut img = base.clone();
+        for p in img.pixels_mut() {
+            for v in p.0.iter_mut() {
+                *v = (a * f64::from(*v) + b) as u8;
+            }
+        }
+        let small = scaled(&img, 0.7, filter);
+        let got = read_auto(
+            &small,
+            &CalibrateOptions::find("samegame", Hints::default()),
+        );
+        assert!(
+            matches!(&got, Err(e) if e.is_no_board()),
+            "{a} {b} {filter:?}: a board on a game-over screen: {:?}",
+            got.map(|r| r.0.board.to_string())
+        );
+    }
+}
+
 /// Four-in-a-row's board scaled by 1.33 and saved at JPEG quality 55: the
 /// lattice of blobs overran the board by a line all round, and read on
 /// its backdrop (`read_on_backdrop`, which held it to its frame only) the

@@ -1998,11 +1998,71 @@ pub fn read_auto_free(
             if py > px { "wide" } else { "tall" },
         )));
     }
-    match pieces_read_as_empty(img, &cal, &reading.board) {
+    match pieces_read_as_empty(img, &cal, &reading.board)
+        .or_else(|| seamless(img, &cal, &reading.board))
+    {
         Some(msg) => Err(VisionError::NoBoard(msg)),
         None => Ok((reading, cal)),
     }
 }
+
+/// A message when one tile colour holds [`SEAMLESS_SHARE`] of the cells or
+/// more and nine in ten of its cells side by side show it across their
+/// common edge too (five points along it, each within the threshold of
+/// the colour): one flat area, a backdrop (a game-over screen's emptied
+/// board, dimmed, read as a board of one colour), not tiles drawn one by
+/// one. Dealt tiles are a few colours in about equal shares.
+fn seamless(img: &RgbImage, cal: &Calibration, board: &Board) -> Option<String> {
+    let (rows, cols) = (board.rows(), board.cols());
+    let mut counts = [0usize; 10];
+    for &v in board.cells() {
+        if let Some(n) = counts.get_mut(v as usize) {
+            *n += 1;
+        }
+    }
+    let (v, n) = (0..10u8)
+        .map(|v| (v, counts[v as usize]))
+        .max_by_key(|x| x.1)?;
+    if (n as f64) < SEAMLESS_SHARE * (rows * cols) as f64 {
+        return None;
+    }
+    let lab = cal.palette.colours.iter().find(|c| c.index == v)?.lab;
+    let g = &cal.grid;
+    let (mut pairs, mut flat) = (0usize, 0usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            for (r2, c2) in [(r, c + 1), (r + 1, c)] {
+                if r2 >= rows || c2 >= cols || board.get(r, c) != v || board.get(r2, c2) != v {
+                    continue;
+                }
+                let (x1, y1) = cal.cell_centre(Cell::new(r, c));
+                let (x2, y2) = cal.cell_centre(Cell::new(r2, c2));
+                let (mx, my) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
+                let across = (0..5).all(|k| {
+                    let t = 0.6 * (k as f64 / 4.0 - 0.5);
+                    let (x, y) = match r2 == r {
+                        true => (mx, my + t * g.cell_height),
+                        false => (mx + t * g.cell_width, my),
+                    };
+                    lab_at(img, x, y).is_some_and(|l| delta_e(l, lab) <= cal.palette.threshold)
+                });
+                pairs += 1;
+                flat += usize::from(across);
+            }
+        }
+    }
+    (pairs > 0 && 10 * flat >= 9 * pairs).then(|| {
+        format!(
+            "{n} of {} cells read as one colour, one flat area with no edge between its cells: \
+             a backdrop, not tiles",
+            rows * cols
+        )
+    })
+}
+
+/// See [`seamless`]: the least share of the cells one colour must hold to
+/// be looked at as a backdrop.
+const SEAMLESS_SHARE: f64 = 2.0 / 3.0;
 
 /// Largest ratio of a found lattice's pitches ([`read_auto_free`]): tiles
 /// are square or nearly so; a lattice whose cells are twice as tall as
