@@ -901,13 +901,18 @@ fn assert_reads_right_as(img: &image::RgbImage, game: &str, want: &Board, name: 
 /// `img` three quarters as bright with four fifths the contrast about
 /// `pivot` (a board dimmed during the other side's turn).
 fn dimmed(img: &mut image::RgbImage, pivot: f64) {
-    for p in img.pixels_mut() {
+    *img = mapped(img, |v| (0.8 * (0.75 * v - pivot) + pivot).round());
+}
+
+/// `img` with every channel value `v` made `f(v)` (clamped to 0..=255).
+fn mapped(img: &image::RgbImage, f: impl Fn(f64) -> f64) -> image::RgbImage {
+    let mut out = img.clone();
+    for p in out.pixels_mut() {
         for v in p.0.iter_mut() {
-            *v = (0.8 * (0.75 * *v as f64 - pivot) + pivot)
-                .round()
-                .clamp(0.0, 255.0) as u8;
+            *v = f(f64::from(*v)).clamp(0.0, 255.0) as u8;
         }
     }
+    out
 }
 
 /// `img` dimmed as `auto_fixtures`' `RESAMPLE=dim`: three quarters as
@@ -1330,12 +1335,7 @@ fn small_gems_read_as_a_full_board() {
 fn brightened_gems_are_read_off_their_checker() {
     for name in ["gweled/start.png", "gweled/played.png"] {
         let (_, img, want) = labelled_fixture(name);
-        let mut bright = img.clone();
-        for p in bright.pixels_mut() {
-            for v in p.0.iter_mut() {
-                *v = (1.25 * f64::from(*v)).round().min(255.0) as u8;
-            }
-        }
+        let bright = mapped(&img, |v| (1.25 * v).round());
         assert_reads_right_as(&bright, "gweled", &want, name);
     }
 }
@@ -1365,13 +1365,7 @@ fn a_dimmed_game_over_is_no_board_of_one_flat_colour() {
         (0.7, 10.0, FilterType::Nearest),
         (0.75, 8.0, FilterType::Triangle),
     ] {
-        let mut img = base.clone();
-        for p in img.pixels_mut() {
-            for v in p.0.iter_mut() {
-                *v = (a * f64::from(*v) + b) as u8;
-            }
-        }
-        let small = scaled(&img, 0.7, filter);
+        let small = scaled(&mapped(&base, |v| (a * v + b).floor()), 0.7, filter);
         let got = read_auto(
             &small,
             &CalibrateOptions::find("samegame", Hints::default()),
