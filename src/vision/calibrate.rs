@@ -291,9 +291,7 @@ fn checkered(members: &[Member], apart: f32) -> bool {
                 .filter(|m| m.0 == k && (m.1.row + m.1.col) % 2 == parity)
                 .map(|m| m.2.lab)
                 .collect();
-            let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
-            let mode = *labs.iter().max_by_key(|a| near(a))?;
-            Some((mode, near(&mode), labs.len()))
+            mode_of(&labs, apart).map(|(mode, near)| (mode, near, labs.len()))
         };
         let (Some((a, na, la)), Some((b, nb, lb))) = (mode(0), mode(1)) else {
             return false;
@@ -331,8 +329,15 @@ fn apart_from_mode(members: &[Member], apart: f32) -> Vec<Lab> {
 /// The commonest cell colour: the one with the most others within `apart`.
 fn mode_colour(members: &[Member], apart: f32) -> Option<Lab> {
     let labs: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    mode_of(&labs, apart).map(|m| m.0)
+}
+
+/// The colour of `labs` with the most of them within `apart` (itself
+/// included), and how many those are.
+fn mode_of(labs: &[Lab], apart: f32) -> Option<(Lab, usize)> {
     let near = |a: &Lab| labs.iter().filter(|b| delta_e(*a, **b) <= apart).count();
-    labs.iter().max_by_key(|a| near(a)).copied()
+    let mode = *labs.iter().max_by_key(|a| near(a))?;
+    Some((mode, near(&mode)))
 }
 
 /// How many colours (of two cells or more, of chroma `min_chroma` or
@@ -2014,12 +2019,7 @@ pub fn read_auto_free(
 /// one. Dealt tiles are a few colours in about equal shares.
 fn seamless(img: &RgbImage, cal: &Calibration, board: &Board) -> Option<String> {
     let (rows, cols) = (board.rows(), board.cols());
-    let mut counts = [0usize; 10];
-    for &v in board.cells() {
-        if let Some(n) = counts.get_mut(v as usize) {
-            *n += 1;
-        }
-    }
+    let counts = tile_counts(board.cells());
     let (v, n) = (0..10u8)
         .map(|v| (v, counts[v as usize]))
         .max_by_key(|x| x.1)?;
@@ -2638,12 +2638,7 @@ fn one_tile_a_cell(board: &Board, excess: f64) -> bool {
     if empty_line {
         return false;
     }
-    let mut counts = [0usize; 10];
-    for &v in board.cells() {
-        if let Some(n) = counts.get_mut(v as usize) {
-            *n += 1;
-        }
-    }
+    let counts = tile_counts(board.cells());
     let tiles: usize = counts.iter().sum();
     if tiles == 0 {
         return false;
@@ -2826,7 +2821,7 @@ fn cell_backdrop(img: &RgbImage, cx: f64, cy: f64, g: &Grid, threshold: f32) -> 
         .iter()
         .map(|&(x, y)| lab_at(img, cx + x, cy + y))
         .collect::<Option<Vec<Lab>>>()?;
-    let mean = [0, 1, 2].map(|i| corners.iter().map(|l| l[i]).sum::<f32>() / 4.0);
+    let mean = mean(&corners);
     corners
         .iter()
         .all(|&l| delta_e(l, mean) <= 2.0 * threshold)
@@ -4587,12 +4582,7 @@ fn read_on_backdrop(
     if cells.contains(&UNKNOWN) {
         return None;
     }
-    let mut counts = [0usize; 10];
-    for &v in cells {
-        if let Some(n) = counts.get_mut(v as usize) {
-            *n += 1;
-        }
-    }
+    let counts = tile_counts(cells);
     let colours = counts.iter().filter(|&&n| n > 0).count();
     if colours < 2 || !counts.iter().any(|&n| n >= 2) {
         return None;
@@ -4623,6 +4613,18 @@ fn read_on_backdrop(
         .map_err(|e| tracing::debug!("on a backdrop: {e}"))
         .is_ok();
     (delta_e(b, empty) <= p.empty_distance && framed && whole).then(|| (reading, cal.clone()))
+}
+
+/// How many cells read each tile colour (`0..=9`; empty and unread cells
+/// are not counted).
+fn tile_counts(cells: &[u8]) -> [usize; 10] {
+    let mut counts = [0usize; 10];
+    for &v in cells {
+        if let Some(n) = counts.get_mut(v as usize) {
+            *n += 1;
+        }
+    }
+    counts
 }
 
 /// True when no cell just beyond the lattice (the row or column past each
@@ -4684,12 +4686,7 @@ fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f
 fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionError> {
     let sized = extent != Seen::Guessed;
     let cells = board.cells();
-    let mut counts = [0usize; 10];
-    for &v in cells {
-        if (v as usize) < counts.len() {
-            counts[v as usize] += 1;
-        }
-    }
+    let counts = tile_counts(cells);
     let colours = counts.iter().filter(|&&c| c > 0).count();
     let empty = cells.iter().filter(|&&v| v == EMPTY).count();
     // The palette was learned from these very cells: on a board it explains
