@@ -2099,12 +2099,97 @@ fn read_free(
     if super::family::collapses(&opts.game) {
         blob_pitch_first(&mut all);
     }
-    match read_among(img, opts, &all) {
+    let read = match read_among(img, opts, &all) {
         Err(e) if e.is_no_board() => read_sparse(img, opts).ok_or(e),
         Ok(first) => Ok(sparse_instead(img, opts, first)),
         read => read,
+    }?;
+    let Some((blobs, msg)) = cuts_blobs(&all, &read.1) else {
+        return Ok(read);
+    };
+    tracing::debug!("{msg}; the lattice of blobs tried instead");
+    match first_rescue(img, opts, vec![blobs], 1) {
+        Some(x) => Ok(grown(img, opts, x)),
+        None => Err(VisionError::NoBoard(msg)),
     }
 }
+
+/// A message when the lattice read cuts through the tiles of a lattice of
+/// blobs found over it: half or more of the blob lattice's sites inside
+/// the board (four at least) have the middle of their box (
+/// [`BLOB_CORE`] of it) across a line between cells, and the two pitches
+/// are no whole multiple one of the other on some axis; blobs smaller than
+/// a cell and at least [`BLOB_LEAST`] of it. Tiles, symbols
+/// and pieces each lie inside one cell of the board's lattice; a lattice
+/// whose lines run through a regular array of blobs at a pitch of its own
+/// was fitted to something else (UI rows over half a board of gems hidden
+/// by a dialog, scaled and compressed). Blob lattices at the read pitch
+/// (or a multiple) are left out: their blobs may be the backdrop showing
+/// between tiles, which the board's lines do run through. Returns that
+/// lattice of blobs too.
+fn cuts_blobs<'a>(all: &'a [FoundGrid], cal: &Calibration) -> Option<(&'a FoundGrid, String)> {
+    let g = &cal.grid;
+    let (px, py) = (g.pitch_x(), g.pitch_y());
+    let (x0, y0) = (g.left - g.gap_x / 2.0, g.top - g.gap_y / 2.0);
+    let (x1, y1) = (x0 + cal.cols as f64 * px, y0 + cal.rows as f64 * py);
+    let whole = |a: f64, b: f64| {
+        let r = a.max(b) / a.min(b);
+        (r - r.round()).abs() <= WHOLE_MULTIPLE
+    };
+    all.iter()
+        .filter(|b| b.from_blobs)
+        .filter(|b| {
+            let bg = &b.grid;
+            (BLOB_LEAST * px..px).contains(&bg.cell_width)
+                && (BLOB_LEAST * py..py).contains(&bg.cell_height)
+        })
+        .find_map(|b| {
+            let bg = &b.grid;
+            if whole(bg.pitch_x(), px) && whole(bg.pitch_y(), py) {
+                return None;
+            }
+            let (hw, hh) = (
+                BLOB_CORE * bg.cell_width / 2.0,
+                BLOB_CORE * bg.cell_height / 2.0,
+            );
+            let (mut inside, mut cut) = (0usize, 0usize);
+            for r in 0..b.rows {
+                for c in 0..b.cols {
+                    let cx = bg.left + c as f64 * bg.pitch_x() + bg.cell_width / 2.0;
+                    let cy = bg.top + r as f64 * bg.pitch_y() + bg.cell_height / 2.0;
+                    if cx < x0 || cx >= x1 || cy < y0 || cy >= y1 {
+                        continue;
+                    }
+                    inside += 1;
+                    let col = |x: f64| ((x - x0) / px).floor() as i64;
+                    let row = |y: f64| ((y - y0) / py).floor() as i64;
+                    let across = col(cx - hw) != col(cx + hw) || row(cy - hh) != row(cy + hh);
+                    cut += usize::from(across);
+                }
+            }
+            (inside >= 4 && 2 * cut >= inside).then(|| {
+                let msg = format!(
+                    "a {}x{} lattice cuts through {cut} of the {inside} tiles of a {}x{} lattice \
+                     of blobs over it: fitted to something else",
+                    cal.rows, cal.cols, b.rows, b.cols
+                );
+                (b, msg)
+            })
+        })
+}
+
+/// See [`cuts_blobs`]: the share of a blob's box (each way) that must lie
+/// in one cell.
+const BLOB_CORE: f64 = 0.7;
+
+/// See [`cuts_blobs`]: the least size of a blob, as a share of the read
+/// pitch, for a lattice of them to be tiles: smaller blobs in a regular
+/// array may be the facets or the symbol of one tile (Gweled brightened).
+const BLOB_LEAST: f64 = 0.3;
+
+/// See [`cuts_blobs`]: how near a ratio of pitches must come to a whole
+/// number to be a multiple.
+const WHOLE_MULTIPLE: f64 = 0.15;
 
 /// A lattice read as a board that may lie over a few pieces of a board of
 /// scattered pieces, or over that board at several times its pitch: one
