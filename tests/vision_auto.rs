@@ -1340,6 +1340,22 @@ fn brightened_gems_are_read_off_their_checker() {
     }
 }
 
+/// Gweled's window at three quarters of the contrast and blurred
+/// (`auto_fixtures`' `RESAMPLE=flat+blur`): its white gems came within the
+/// empty distance of the window's grey round the board and showed it to
+/// the rim of their blob (the gem's own edge), so they were learned as
+/// holes and read empty. A swap board is full when still: a colour of
+/// some of its cells is a tile colour.
+#[test]
+fn white_gems_at_low_contrast_are_no_holes() {
+    for name in ["gweled/start.png", "gweled/played.png"] {
+        let (_, img, want) = labelled_fixture(name);
+        let flat = mapped(&img, |v| (128.0 + 0.75 * (v - 128.0)).round());
+        let img = image::imageops::blur(&flat, 1.2);
+        assert_reads_right_as(&img, "gweled", &want, name);
+    }
+}
+
 /// Gweled's board dimmed, a lattice of text UI scoring above the gems':
 /// the gems' lattice (of blobs) is rescued when its tiles fit their
 /// colours, and the checker round the small gems, dimmed within the

@@ -1667,9 +1667,10 @@ fn calibrate_on(
     } else {
         &arounds[..arounds.len().min(1)]
     };
-    let holes = tried
-        .iter()
-        .find(|bg| shown(bg) && holes_show(first, &cal, &first_cells, **bg, p.empty_distance));
+    let full = super::family::always_full(&opts.game);
+    let holes = tried.iter().find(|bg| {
+        shown(bg) && holes_show(first, &cal, &first_cells, **bg, p.empty_distance, full)
+    });
     let background = match holes {
         Some(&bg) => Some(bg),
         None => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
@@ -3072,19 +3073,62 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
 /// half of them show it on their rim too ([`RIM`]). A light gem on a dark
 /// backdrop beside a light window frame (Gweled's white gems) shows the
 /// frame's colour in its middle only, and is a piece.
-fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f32) -> bool {
+///
+/// On a board that is `full` when still (swap, orb-drag) whose tiles stand
+/// apart (gaps of [`HOLE_GAP`] of the pitch or more each way), a hole
+/// shows the board's backdrop, the colour between the tiles: half of its
+/// cells must show `bg` in the middle of the gaps to their neighbours too.
+/// Gweled's white gems at three quarters of the contrast, blurred, came
+/// within the empty distance of the window's grey round the board and
+/// showed it to the rim of their blob (the gem's own edge); the checker
+/// between them is dark.
+fn holes_show(
+    img: &RgbImage,
+    cal: &Calibration,
+    cells: &[Lab],
+    bg: Lab,
+    near: f32,
+    full: bool,
+) -> bool {
     let like: Vec<usize> = (0..cells.len())
         .filter(|&i| delta_e(cells[i], bg) <= near)
         .collect();
+    let g = &cal.grid;
+    let gapped = g.gap_x >= HOLE_GAP * g.pitch_x() && g.gap_y >= HOLE_GAP * g.pitch_y();
+    let shows = |x: f64, y: f64| lab_at(img, x, y).is_some_and(|lab| delta_e(lab, bg) <= near);
+    let across_gaps = |cell: Cell| {
+        let (cx, cy) = cal.cell_centre(cell);
+        let (dx, dy) = (
+            (g.cell_width + g.gap_x) / 2.0,
+            (g.cell_height + g.gap_y) / 2.0,
+        );
+        // The gaps to its neighbours on the board.
+        let (r, c) = (cell.row, cell.col);
+        let within: Vec<(f64, f64)> = [
+            (c > 0, (cx - dx, cy)),
+            (c + 1 < cal.cols, (cx + dx, cy)),
+            (r > 0, (cx, cy - dy)),
+            (r + 1 < cal.rows, (cx, cy + dy)),
+        ]
+        .into_iter()
+        .filter_map(|(on, p)| on.then_some(p))
+        .collect();
+        2 * within.iter().filter(|&&(x, y)| shows(x, y)).count() >= within.len()
+    };
     let holes = like
         .iter()
         .filter(|&&i| {
-            rim_colour(img, cal, Cell::new(i / cal.cols, i % cal.cols))
-                .is_some_and(|lab| delta_e(lab, bg) <= near)
+            let cell = Cell::new(i / cal.cols, i % cal.cols);
+            rim_colour(img, cal, cell).is_some_and(|lab| delta_e(lab, bg) <= near)
+                && (!full || !gapped || across_gaps(cell))
         })
         .count();
     2 * holes >= like.len()
 }
+
+/// See [`holes_show`]: the least gap, as a share of the pitch, at which
+/// a hole must show its colour between the tiles too.
+const HOLE_GAP: f64 = 0.15;
 
 /// The robust colour of a cell's rim (16 points on a ring at [`RIM`] of the
 /// tile), when any of it is in the picture.
