@@ -1340,6 +1340,20 @@ fn brightened_gems_are_read_off_their_checker() {
     }
 }
 
+/// Gweled's window dimmed (three quarters as bright, four fifths the
+/// contrast) and scaled to 0.6 (`auto_fixtures`' `RESAMPLE=dim+half`): the
+/// gems' outlines against the checker fell under the blob finder's edge,
+/// no lattice of gems was found and every lattice of the combs was
+/// refused. The blobs split at a fainter edge, as a last resort, give it.
+#[test]
+fn dimmed_small_gems_are_found_by_their_faint_outlines() {
+    for name in ["gweled/start.png", "gweled/played.png"] {
+        let (_, img, want) = labelled_fixture(name);
+        let img = scaled(&dimmed_about_its_mean(&img), 0.6, FilterType::Lanczos3);
+        assert_reads_right_as(&img, "gweled", &want, name);
+    }
+}
+
 /// Gweled's window at three quarters of the contrast and blurred
 /// (`auto_fixtures`' `RESAMPLE=flat+blur`): its white gems came within the
 /// empty distance of the window's grey round the board and showed it to
