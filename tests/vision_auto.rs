@@ -1511,24 +1511,34 @@ fn a_board_held_to_its_frame_may_have_ui_below() {
     assert_reads_right_as(&on_phone(&img), "generic", &want, "on a phone");
 }
 
-/// KDiamond's gems half hidden by its high-score dialog, brightened by a
-/// quarter, scaled by 1.33 and saved at JPEG quality 55 (`auto_fixtures`'
-/// `RESAMPLE=bright+jpeg`): a 4x6 lattice of cells 98x82 pixels, fitted to
-/// the window's rows of UI, read a board of three colours through the gems
-/// at 61 pixels. Its lines cut through the lattice of blobs over it, which
-/// is refused in turn (tiles beyond its side): no board.
+/// KDiamond's gems half hidden by its high-score dialog (KBlocks' idle
+/// screen), read as no board in two forms.
+///
+/// Brightened by a quarter, scaled by 1.33 and saved at JPEG quality 55
+/// (`auto_fixtures`' `RESAMPLE=bright+jpeg`): a 4x6 lattice of cells 98x82
+/// pixels, fitted to the window's rows of UI, read a board of three
+/// colours through the gems at 61 pixels. Its lines cut through the
+/// lattice of blobs over it, which is refused in turn (tiles beyond its
+/// side).
+///
+/// Dimmed and scaled to 0.6 (`RESAMPLE=dim+half`): a 3x5 lattice at twice
+/// the gems' pitch read `00000/11?1./11000`, two colours in one area each
+/// once the unread cell joins them: a panel on its backdrop.
 #[test]
-fn a_lattice_cutting_the_gems_is_no_board() {
+fn a_covered_board_is_no_board() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/uncalibrated/kblocks/idle.png");
     let img = gridbot::vision::load_image(&path).expect("fixture loads");
-    let img = scaled_jpeg(&mapped(&img, |v| (1.25 * v).round()));
-    let got = read_auto(&img, &CalibrateOptions::find("generic", Hints::default()));
-    assert!(
-        matches!(&got, Err(e) if e.is_no_board()),
-        "a board on a covered board: {:?}",
-        got.map(|r| r.0.board.to_string())
-    );
+    let bright = scaled_jpeg(&mapped(&img, |v| (1.25 * v).round()));
+    let dim = scaled(&dimmed_about_its_mean(&img), 0.6, FilterType::Lanczos3);
+    for (name, img) in [("bright, JPEG", bright), ("dim, 0.6", dim)] {
+        let got = read_auto(&img, &CalibrateOptions::find("generic", Hints::default()));
+        assert!(
+            matches!(&got, Err(e) if e.is_no_board()),
+            "{name}: a board on a covered board: {:?}",
+            got.map(|r| r.0.board.to_string())
+        );
+    }
 }
 
 /// `img` scaled by 1.33 (Catmull-Rom) and saved at JPEG quality 55, as

@@ -4673,7 +4673,9 @@ fn outer_bar(board: &Board) -> bool {
 /// two tile colours, each one 4-connected area: a coarse lattice laid over a
 /// panel's corner and its backdrop (`000/011/011`, cells a fifth of the
 /// picture wide; synthetic seeds 7313, 7390; a 5x3 over a column of UI,
-/// 4281), not tiles dealt at random.
+/// 4281), not tiles dealt at random. An unread cell may be of either
+/// colour and joins both areas (a 3x5 over KDiamond's window dimmed and
+/// scaled to 0.6: `00000/11?1./11000`).
 fn flat_areas(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
     if rows * cols > FLAT_AREAS_UP_TO {
@@ -4684,12 +4686,17 @@ fn flat_areas(board: &Board) -> bool {
     colours.dedup();
     colours.len() <= 2
         && colours.iter().all(|&v| {
+            // The colour's cells and the unread ones, which may be of it.
             let cells: Vec<Cell> = (0..rows * cols)
                 .map(|i| Cell::new(i / cols, i % cols))
-                .filter(|c| board.get(c.row, c.col) == v)
+                .filter(|c| [v, UNKNOWN].contains(&board.get(c.row, c.col)))
                 .collect();
-            // Flood fill over the colour's cells from its first.
-            let mut area = vec![cells[0]];
+            let of_v = |c: &Cell| board.get(c.row, c.col) == v;
+            // Flood fill over them from the colour's first cell.
+            let Some(&first) = cells.iter().find(|c| of_v(c)) else {
+                return true;
+            };
+            let mut area = vec![first];
             let mut k = 0;
             while k < area.len() {
                 let a = area[k];
@@ -4700,7 +4707,7 @@ fn flat_areas(board: &Board) -> bool {
                 }
                 k += 1;
             }
-            area.len() == cells.len()
+            area.iter().filter(|c| of_v(c)).count() == cells.iter().filter(|c| of_v(c)).count()
         })
 }
 
@@ -5545,6 +5552,10 @@ mod tests {
             ("010/011/011", false),
             ("000/012/011", false),
             ("0.0/011/011", false),
+            // An unread cell joins either colour's area; an empty one not.
+            ("0?0/011/011", true),
+            ("00000/11?1./11000", true),
+            ("00000/11.1./11000", false),
             ("00000/01100/01100/00000", false),
         ] {
             let b = board.parse::<Board>().expect("board");
