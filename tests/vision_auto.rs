@@ -1340,6 +1340,26 @@ fn brightened_gems_are_read_off_their_checker() {
     }
 }
 
+/// Swell Foop's hover highlight at three quarters of the contrast,
+/// blurred (`auto_fixtures`' `RESAMPLE=flat+blur`): the lit group is its
+/// colour times a ratio in the game's pixels, a ratio from a lifted black
+/// in the picture's, so it was learned as a colour of its own (`22.22`
+/// read `33.44`). A pair of colours alike from a lifted black folds a
+/// whole group (no tile of the colour under it touching it) of a third
+/// of the tiles at most.
+#[test]
+fn a_hover_highlight_at_low_contrast_is_its_colour() {
+    for name in [
+        "swellfoop-small/c3-hover.png",
+        "swellfoop-large/c4-hover.png",
+    ] {
+        let (_, img, want) = labelled_fixture(name);
+        let flat = mapped(&img, |v| (128.0 + 0.75 * (v - 128.0)).round());
+        let img = image::imageops::blur(&flat, 1.2);
+        assert_reads_right_as(&img, "samegame", &want, name);
+    }
+}
+
 /// Gweled's window dimmed (three quarters as bright, four fifths the
 /// contrast) and scaled to 0.6 (`auto_fixtures`' `RESAMPLE=dim+half`): the
 /// gems' outlines against the checker fell under the blob finder's edge,

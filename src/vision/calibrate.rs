@@ -1098,26 +1098,46 @@ fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
 /// ([`brightened`]). Likely one colour with a hover highlight on some of
 /// its tiles, learned as two.
 fn highlight_pair(palette: &Palette) -> bool {
+    pair_alike(palette, brightened)
+}
+
+/// True when one tile colour of `palette` is another brightened from a
+/// lifted black ([`brightened_lifted`]).
+fn lifted_pair(palette: &Palette) -> bool {
+    pair_alike(palette, brightened_lifted)
+}
+
+/// True when two tile colours of `palette` are `alike`.
+fn pair_alike(palette: &Palette, alike: fn(Lab, Lab) -> bool) -> bool {
     let c = &palette.colours;
     c.iter()
         .enumerate()
-        .any(|(i, a)| c[i + 1..].iter().any(|b| brightened(a.lab, b.lab)))
+        .any(|(i, a)| c[i + 1..].iter().any(|b| alike(a.lab, b.lab)))
 }
 
 /// True when colour `b` is colour `a` brightened or dimmed: every sRGB
 /// channel dark (under 24) in one is dark (under 40) in the other, the
 /// others all in the same ratio (within 8 %), off 1 by more than 8 %.
 fn brightened(a: Lab, b: Lab) -> bool {
+    brightened_over(a, b, 0)
+}
+
+/// [`brightened`] with the channels taken from a black level `black`.
+fn brightened_over(a: Lab, b: Lab, black: u8) -> bool {
     let (a, b) = (lab_to_rgb(a), lab_to_rgb(b));
     let mut ratios = Vec::with_capacity(3);
     for k in 0..3 {
-        let (lo, hi) = (a[k].min(b[k]), a[k].max(b[k]));
-        if lo < 24 {
-            if hi >= 40 {
+        let (a, b) = (
+            a[k].saturating_sub(black) as f32,
+            b[k].saturating_sub(black) as f32,
+        );
+        let (lo, hi) = (a.min(b), a.max(b));
+        if lo < 24.0 {
+            if hi >= 40.0 {
                 return false;
             }
         } else {
-            ratios.push(b[k] as f32 / a[k] as f32);
+            ratios.push(b / a);
         }
     }
     let Some(&first) = ratios.first() else {
@@ -1125,6 +1145,27 @@ fn brightened(a: Lab, b: Lab) -> bool {
     };
     ratios.iter().all(|r| (r / first - 1.0).abs() <= 0.08) && (first - 1.0).abs() > 0.08
 }
+
+/// [`brightened`] from some black level up to [`BLACK_LEVEL`] (in steps
+/// of 4): a picture at a lower contrast (a capture or an emulator's
+/// output, `128 + 0.75 (v - 128)`) lifts black and brightens each tile
+/// about it, and Swell Foop's hover highlight, a ratio in the game's own
+/// colours, is a ratio from the lifted black. Too loose to say two
+/// colours are one (dealt colours would be taken for a highlight, and
+/// the board refused): only a highlight on one group of touching tiles
+/// (`unhovered`) is folded by it.
+fn brightened_lifted(a: Lab, b: Lab) -> bool {
+    (0..=BLACK_LEVEL)
+        .step_by(4)
+        .any(|black| brightened_over(a, b, black))
+}
+
+/// See [`unhovered`]: a highlight found from a lifted black covers at
+/// most one tile in this many.
+const LIFTED_SHARE: f64 = 3.0;
+
+/// See [`brightened_lifted`]: the highest black level tried.
+const BLACK_LEVEL: u8 = 48;
 
 /// A colour multiplied by `factor` in sRGB (clamped), in Lab.
 fn brighten(lab: Lab, factor: f32) -> Lab {
@@ -4356,10 +4397,14 @@ fn read_framed_on(
         let grown = framed(img, cal, opts, held)?;
         let reading = read_board(img, &grown).ok()?;
         let lit = highlight_pair(&grown.palette);
-        let hover = reading.board.cells().contains(&UNKNOWN) || lit;
-        let (reading, grown) = if hover {
+        let unread = reading.board.cells().contains(&UNKNOWN);
+        let lifted = !lit && lifted_pair(&grown.palette);
+        let (reading, grown) = if unread || lit || lifted {
             match unhovered(&reading, &grown) {
                 Some(x) => x,
+                // A pair alike only from a lifted black is no proof of a
+                // highlight: the board stands as read.
+                None if lifted && !unread => (reading, grown),
                 None if !lit
                     && specks(&reading.board)
                     && (super::family::collapses(&opts.game) || !outer_bar(&reading.board)) =>
@@ -4552,14 +4597,18 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
     let board = &reading.board;
     let colours = &cal.palette.colours;
     // (the highlight, the colour under it): the lighter of the two.
-    let pair = colours.iter().enumerate().find_map(|(i, a)| {
-        let b = colours[i + 1..].iter().find(|b| brightened(a.lab, b.lab))?;
-        Some(if a.lab[0] > b.lab[0] {
-            (a.index, b.index)
-        } else {
-            (b.index, a.index)
+    let pair_by = |alike: fn(Lab, Lab) -> bool| {
+        colours.iter().enumerate().find_map(|(i, a)| {
+            let b = colours[i + 1..].iter().find(|b| alike(a.lab, b.lab))?;
+            Some(if a.lab[0] > b.lab[0] {
+                (a.index, b.index)
+            } else {
+                (b.index, a.index)
+            })
         })
-    });
+    };
+    let strict = pair_by(brightened);
+    let pair = strict.or_else(|| pair_by(brightened_lifted));
     let mut cal = cal.clone();
     let (hovered, base): (Vec<usize>, u8) = match pair {
         Some((lit, base)) => {
@@ -4589,6 +4638,26 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
         }
     };
     if hovered.len() < 2 || !connected(&hovered, board.cols()) {
+        return None;
+    }
+    // A pair alike only from a lifted black: the highlight is on one
+    // group, a small share of the tiles (two colours dealt on a board
+    // dimmed and warmed, one of them in one area, are no highlight).
+    // And the group is whole: no tile of the colour under it touches it
+    // (it would be lit too).
+    let tiles = board.cells().iter().filter(|&&v| v <= 9).count();
+    let cols = board.cols();
+    let touches = |i: usize, j: usize| {
+        let (a, b) = ((i / cols, i % cols), (j / cols, j % cols));
+        a.0.abs_diff(b.0) + a.1.abs_diff(b.1) == 1
+    };
+    let whole = !(0..board.cells().len())
+        .filter(|&j| board.cells()[j] == base)
+        .any(|j| hovered.iter().any(|&i| touches(i, j)));
+    if strict.is_none()
+        && pair.is_some()
+        && (LIFTED_SHARE * hovered.len() as f64 > tiles as f64 || !whole)
+    {
         return None;
     }
     let mut cells = board.cells().to_vec();
