@@ -1354,9 +1354,7 @@ fn a_hover_highlight_at_low_contrast_is_its_colour() {
         "swellfoop-large/c4-hover.png",
     ] {
         let (_, img, want) = labelled_fixture(name);
-        let flat = mapped(&img, |v| (128.0 + 0.75 * (v - 128.0)).round());
-        let img = image::imageops::blur(&flat, 1.2);
-        assert_reads_right_as(&img, "samegame", &want, name);
+        assert_reads_right_as(&flat_blurred(&img), "samegame", &want, name);
     }
 }
 
@@ -1384,9 +1382,7 @@ fn dimmed_small_gems_are_found_by_their_faint_outlines() {
 fn white_gems_at_low_contrast_are_no_holes() {
     for name in ["gweled/start.png", "gweled/played.png"] {
         let (_, img, want) = labelled_fixture(name);
-        let flat = mapped(&img, |v| (128.0 + 0.75 * (v - 128.0)).round());
-        let img = image::imageops::blur(&flat, 1.2);
-        assert_reads_right_as(&img, "gweled", &want, name);
+        assert_reads_right_as(&flat_blurred(&img), "gweled", &want, name);
     }
 }
 
@@ -1559,6 +1555,13 @@ fn a_covered_board_is_no_board() {
             got.map(|r| r.0.board.to_string())
         );
     }
+}
+
+/// `img` at three quarters of the contrast about 128, blurred by 1.2, as
+/// `auto_fixtures`' `RESAMPLE=flat+blur`.
+fn flat_blurred(img: &image::RgbImage) -> image::RgbImage {
+    let flat = mapped(img, |v| (128.0 + 0.75 * (v - 128.0)).round());
+    image::imageops::blur(&flat, 1.2)
 }
 
 /// `img` scaled by 1.33 (Catmull-Rom) and saved at JPEG quality 55, as
