@@ -1340,6 +1340,20 @@ fn brightened_gems_are_read_off_their_checker() {
     }
 }
 
+/// Five or More (tango) scaled to 0.6, brightened by a quarter and
+/// blurred (`auto_fixtures`' `RESAMPLE=half+bright+blur`): the white balls
+/// showed the window's white round the board to the rim of their blob and
+/// were learned as holes, the board's dark empty cells as a tile colour.
+/// A hole on a board of tiles apart shows its colour between the tiles
+/// too: the dark cells are the holes.
+#[test]
+fn white_balls_beside_a_white_window_are_no_holes() {
+    let (_, img, want) = labelled_fixture("uncalibrated/five-or-more/tango-medium-mid.png");
+    let small = scaled(&img, 0.6, FilterType::Lanczos3);
+    let img = image::imageops::blur(&mapped(&small, |v| (1.25 * v).round()), 1.2);
+    assert_reads_right_as(&img, "generic", &want, "0.6, brightened, blurred");
+}
+
 /// Swell Foop's hover highlight at three quarters of the contrast,
 /// blurred (`auto_fixtures`' `RESAMPLE=flat+blur`): the lit group is its
 /// colour times a ratio in the game's pixels, a ratio from a lifted black

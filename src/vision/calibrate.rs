@@ -1708,10 +1708,9 @@ fn calibrate_on(
     } else {
         &arounds[..arounds.len().min(1)]
     };
-    let full = super::family::always_full(&opts.game);
-    let holes = tried.iter().find(|bg| {
-        shown(bg) && holes_show(first, &cal, &first_cells, **bg, p.empty_distance, full)
-    });
+    let holes = tried
+        .iter()
+        .find(|bg| shown(bg) && holes_show(first, &cal, &first_cells, **bg, p.empty_distance));
     let background = match holes {
         Some(&bg) => Some(bg),
         None => backdrop(first, &cal.grid, rows, cols, &first_spread, p)
@@ -3145,22 +3144,16 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
 /// backdrop beside a light window frame (Gweled's white gems) shows the
 /// frame's colour in its middle only, and is a piece.
 ///
-/// On a board that is `full` when still (swap, orb-drag) whose tiles stand
-/// apart (gaps of [`HOLE_GAP`] of the pitch or more each way), a hole
-/// shows the board's backdrop, the colour between the tiles: half of its
-/// cells must show `bg` in the middle of the gaps to their neighbours too.
-/// Gweled's white gems at three quarters of the contrast, blurred, came
-/// within the empty distance of the window's grey round the board and
-/// showed it to the rim of their blob (the gem's own edge); the checker
-/// between them is dark.
-fn holes_show(
-    img: &RgbImage,
-    cal: &Calibration,
-    cells: &[Lab],
-    bg: Lab,
-    near: f32,
-    full: bool,
-) -> bool {
+/// On a board whose tiles stand apart (gaps of [`HOLE_GAP`] of the pitch
+/// or more each way), a hole shows the board's backdrop, the colour
+/// between the tiles: half of its cells must show `bg` in the middle of
+/// the gaps to their neighbours too. Gweled's white gems at three quarters
+/// of the contrast, blurred, came within the empty distance of the
+/// window's grey round the board and showed it to the rim of their blob
+/// (the gem's own edge), the checker between them dark; Five or More's
+/// white balls at 0.6, brightened and blurred, likewise the white window
+/// round its dark board.
+fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f32) -> bool {
     let like: Vec<usize> = (0..cells.len())
         .filter(|&i| delta_e(cells[i], bg) <= near)
         .collect();
@@ -3191,7 +3184,7 @@ fn holes_show(
         .filter(|&&i| {
             let cell = Cell::new(i / cal.cols, i % cal.cols);
             rim_colour(img, cal, cell).is_some_and(|lab| delta_e(lab, bg) <= near)
-                && (!full || !gapped || across_gaps(cell))
+                && (!gapped || across_gaps(cell))
         })
         .count();
     2 * holes >= like.len()
