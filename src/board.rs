@@ -30,6 +30,16 @@ impl Cell {
     pub fn new(row: usize, col: usize) -> Self {
         Cell { row, col }
     }
+
+    /// The cell at row-major index `i` of a board `cols` wide.
+    pub fn at(i: usize, cols: usize) -> Self {
+        Cell::new(i / cols, i % cols)
+    }
+
+    /// True when `other` is beside this cell (4-connected).
+    pub fn touches(self, other: Cell) -> bool {
+        self.row.abs_diff(other.row) + self.col.abs_diff(other.col) == 1
+    }
 }
 
 /// A rectangular grid of cells, row-major.

@@ -900,7 +900,7 @@ fn one_group(cells: &[(usize, Cell)]) -> bool {
     let mut stack = vec![first];
     while let Some(a) = stack.pop() {
         for (k, &(_, b)) in cells.iter().enumerate() {
-            if !reached[k] && a.row.abs_diff(b.row) + a.col.abs_diff(b.col) == 1 {
+            if !reached[k] && a.touches(b) {
                 reached[k] = true;
                 stack.push(b);
             }
@@ -1098,21 +1098,27 @@ fn estimate_highlight(classes: &[ClassStats]) -> Option<f32> {
 /// ([`brightened`]). Likely one colour with a hover highlight on some of
 /// its tiles, learned as two.
 fn highlight_pair(palette: &Palette) -> bool {
-    pair_alike(palette, brightened)
+    pair_alike(palette, brightened).is_some()
 }
 
 /// True when one tile colour of `palette` is another brightened from a
 /// lifted black ([`brightened_lifted`]).
 fn lifted_pair(palette: &Palette) -> bool {
-    pair_alike(palette, brightened_lifted)
+    pair_alike(palette, brightened_lifted).is_some()
 }
 
-/// True when two tile colours of `palette` are `alike`.
-fn pair_alike(palette: &Palette, alike: fn(Lab, Lab) -> bool) -> bool {
+/// The first two tile colours of `palette` that are `alike`: (the lighter's
+/// index, the darker's).
+fn pair_alike(palette: &Palette, alike: fn(Lab, Lab) -> bool) -> Option<(u8, u8)> {
     let c = &palette.colours;
-    c.iter()
-        .enumerate()
-        .any(|(i, a)| c[i + 1..].iter().any(|b| alike(a.lab, b.lab)))
+    c.iter().enumerate().find_map(|(i, a)| {
+        let b = c[i + 1..].iter().find(|b| alike(a.lab, b.lab))?;
+        Some(if a.lab[0] > b.lab[0] {
+            (a.index, b.index)
+        } else {
+            (b.index, a.index)
+        })
+    })
 }
 
 /// True when colour `b` is colour `a` brightened or dimmed: every sRGB
@@ -2207,6 +2213,8 @@ fn cuts_blobs<'a>(all: &'a [FoundGrid], cal: &Calibration) -> Option<(&'a FoundG
         let r = a.max(b) / a.min(b);
         (r - r.round()).abs() <= WHOLE_MULTIPLE
     };
+    let col = |x: f64| ((x - x0) / px).floor() as i64;
+    let row = |y: f64| ((y - y0) / py).floor() as i64;
     all.iter()
         .filter(|b| b.from_blobs)
         .filter(|b| {
@@ -2232,8 +2240,6 @@ fn cuts_blobs<'a>(all: &'a [FoundGrid], cal: &Calibration) -> Option<(&'a FoundG
                         continue;
                     }
                     inside += 1;
-                    let col = |x: f64| ((x - x0) / px).floor() as i64;
-                    let row = |y: f64| ((y - y0) / py).floor() as i64;
                     let across = col(cx - hw) != col(cx + hw) || row(cy - hh) != row(cy + hh);
                     cut += usize::from(across);
                 }
@@ -3182,7 +3188,7 @@ fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f
     let holes = like
         .iter()
         .filter(|&&i| {
-            let cell = Cell::new(i / cal.cols, i % cal.cols);
+            let cell = Cell::at(i, cal.cols);
             rim_colour(img, cal, cell).is_some_and(|lab| delta_e(lab, bg) <= near)
                 && (!gapped || across_gaps(cell))
         })
@@ -4590,18 +4596,9 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
     let board = &reading.board;
     let colours = &cal.palette.colours;
     // (the highlight, the colour under it): the lighter of the two.
-    let pair_by = |alike: fn(Lab, Lab) -> bool| {
-        colours.iter().enumerate().find_map(|(i, a)| {
-            let b = colours[i + 1..].iter().find(|b| alike(a.lab, b.lab))?;
-            Some(if a.lab[0] > b.lab[0] {
-                (a.index, b.index)
-            } else {
-                (b.index, a.index)
-            })
-        })
-    };
-    let strict = pair_by(brightened);
-    let pair = strict.or_else(|| pair_by(brightened_lifted));
+    let strict = pair_alike(&cal.palette, brightened);
+    let pair = strict.or_else(|| pair_alike(&cal.palette, brightened_lifted));
+    let lifted = strict.is_none() && pair.is_some();
     let mut cal = cal.clone();
     let (hovered, base): (Vec<usize>, u8) = match pair {
         Some((lit, base)) => {
@@ -4639,18 +4636,11 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
     // And the group is whole: no tile of the colour under it touches it
     // (it would be lit too).
     let tiles = board.cells().iter().filter(|&&v| v <= 9).count();
-    let cols = board.cols();
-    let touches = |i: usize, j: usize| {
-        let (a, b) = ((i / cols, i % cols), (j / cols, j % cols));
-        a.0.abs_diff(b.0) + a.1.abs_diff(b.1) == 1
-    };
+    let cell = |i: usize| Cell::at(i, board.cols());
     let whole = !(0..board.cells().len())
         .filter(|&j| board.cells()[j] == base)
-        .any(|j| hovered.iter().any(|&i| touches(i, j)));
-    if strict.is_none()
-        && pair.is_some()
-        && (LIFTED_SHARE * hovered.len() as f64 > tiles as f64 || !whole)
-    {
+        .any(|j| hovered.iter().any(|&i| cell(i).touches(cell(j))));
+    if lifted && (LIFTED_SHARE * hovered.len() as f64 > tiles as f64 || !whole) {
         return None;
     }
     let mut cells = board.cells().to_vec();
@@ -4693,8 +4683,7 @@ fn connected(at: &[usize], cols: usize) -> bool {
         let i = seen[k];
         k += 1;
         for &j in at {
-            let (r, c, rj, cj) = (i / cols, i % cols, j / cols, j % cols);
-            if r.abs_diff(rj) + c.abs_diff(cj) == 1 && !seen.contains(&j) {
+            if Cell::at(i, cols).touches(Cell::at(j, cols)) && !seen.contains(&j) {
                 seen.push(j);
             }
         }
@@ -4763,7 +4752,7 @@ fn flat_areas(board: &Board) -> bool {
             while k < area.len() {
                 let a = area[k];
                 for &n in &cells {
-                    if !area.contains(&n) && a.row.abs_diff(n.row) + a.col.abs_diff(n.col) == 1 {
+                    if !area.contains(&n) && a.touches(n) {
                         area.push(n);
                     }
                 }
