@@ -30,7 +30,7 @@
 use gridbot::board::{Board, EMPTY};
 use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
 use gridbot::vision::find::Hints;
-use image::RgbImage;
+use gridbot::vision::replay::FixtureReader;
 
 /// True when `got` is `want` up to a one-to-one renaming of colours.
 fn same_up_to_renaming(want: &Board, got: &Board) -> bool {
@@ -93,98 +93,9 @@ fn subdirs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     v
 }
 
-/// The ways `RESAMPLE` changes a picture.
-const RESAMPLINGS: [&str; 6] = ["emu25", "half", "jpeg", "dim", "bright", "phone"];
-
-/// The changes composed for `RESAMPLE=combo`.
-const COMBOS: [&str; 6] = [
-    "bright+jpeg",
-    "dim+half",
-    "flat+blur",
-    "warm+dim",
-    "big+jpeg",
-    "half+bright+blur",
-];
-
-/// The one-step changes that compose with `+`, besides `RESAMPLINGS`.
-const STEPS: [&str; 4] = ["blur", "flat", "warm", "big"];
-
-/// `img` changed by each `+`-separated step of `how` in turn; `None` when a
-/// step is unknown.
-fn resampled(img: &RgbImage, how: &str) -> Option<RgbImage> {
-    how.split('+')
-        .try_fold(img.clone(), |img, step| resampled_once(&img, step))
-}
-
-/// `img` changed as `how` says (see the module docs); `None` for no change.
-fn resampled_once(img: &RgbImage, how: &str) -> Option<RgbImage> {
-    use image::imageops::{blur, overlay, resize, FilterType};
-    let (w, h) = img.dimensions();
-    let scaled = |f: f64, filter| {
-        let (sw, sh) = ((w as f64 * f).round() as u32, (h as f64 * f).round() as u32);
-        resize(img, sw.max(1), sh.max(1), filter)
-    };
-    let mapped = |f: &dyn Fn(f64) -> f64| {
-        let mut out = img.clone();
-        for p in out.pixels_mut() {
-            for v in p.0.iter_mut() {
-                *v = f(*v as f64).round().clamp(0.0, 255.0) as u8;
-            }
-        }
-        out
-    };
-    Some(match how {
-        "emu25" => blur(&scaled(2.5, FilterType::Triangle), 1.2),
-        "half" => scaled(0.6, FilterType::Lanczos3),
-        "jpeg" => {
-            let big = scaled(1.33, FilterType::CatmullRom);
-            let mut buf = Vec::new();
-            let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 55);
-            big.write_with_encoder(enc).ok()?;
-            image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg)
-                .ok()?
-                .into_rgb8()
-        }
-        "dim" => {
-            let n = (w as f64 * h as f64).max(1.0);
-            let mean = img
-                .pixels()
-                .map(|p| p.0.iter().map(|&v| v as f64).sum::<f64>() / 3.0)
-                .sum::<f64>()
-                / n
-                * 0.75;
-            mapped(&|v| mean + 0.8 * (0.75 * v - mean))
-        }
-        "bright" => mapped(&|v| 1.25 * v),
-        "blur" => blur(img, 1.2),
-        "flat" => mapped(&|v| 128.0 + 0.75 * (v - 128.0)),
-        "big" => scaled(1.7, FilterType::CatmullRom),
-        "warm" => {
-            let mut out = img.clone();
-            for p in out.pixels_mut() {
-                p.0[0] = (p.0[0] as f64 * 1.1).round().min(255.0) as u8;
-                p.0[2] = (p.0[2] as f64 * 0.85).round() as u8;
-            }
-            out
-        }
-        "phone" => {
-            let (pw, ph) = (1080u32, 1920u32);
-            let f = (pw as f64 / w as f64).min((ph - 200) as f64 / h as f64);
-            let inner = scaled(f, FilterType::Triangle);
-            let mut screen = RgbImage::from_pixel(pw, ph, image::Rgb([20, 20, 24]));
-            for y in 0..70 {
-                for x in 0..pw {
-                    screen.put_pixel(x, y, image::Rgb([0, 0, 0]));
-                }
-            }
-            let x = (pw - inner.width()) / 2;
-            let y = ph - inner.height() - 60;
-            overlay(&mut screen, &inner, x as i64, y as i64);
-            screen
-        }
-        _ => return None,
-    })
-}
+#[path = "../tests/resample/mod.rs"]
+mod resample;
+use resample::{resampled, COMBOS, RESAMPLINGS, STEPS};
 
 fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -269,7 +180,16 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str, how: O
                 let _ = img.save(std::path::Path::new(&out).join(file));
             }
             let t = std::time::Instant::now();
-            let got = read_auto(&img, &CalibrateOptions::find(&game, Hints::default()));
+            let got = if matches!(game.as_str(), "tetris" | "falling") {
+                // A well is found on each picture: the falling family's own
+                // reader, with no calibration.
+                FixtureReader::Well { cols: 10, rows: 20 }
+                    .read(&img)
+                    .map(|r| (r, ()))
+            } else {
+                read_auto(&img, &CalibrateOptions::find(&game, Hints::default()))
+                    .map(|(r, _)| (r, ()))
+            };
             let ms = t.elapsed().as_secs_f64() * 1e3;
             let name = png.strip_prefix(root).unwrap_or(&png).display().to_string();
             if let Ok(want) = label.parse::<Board>() {

@@ -633,22 +633,7 @@ fn read_wells(a: &ReadArgs) -> anyhow::Result<i32> {
         let read = read_well(&img, &layout)?;
         let preview = read_preview(&img, &layout);
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let text = (0..read.rows)
-            .map(|r| {
-                (0..read.cols)
-                    .map(|c| {
-                        if read.unsure.contains(&(r, c)) {
-                            '?'
-                        } else if read.occupied(r, c) {
-                            '1'
-                        } else {
-                            '.'
-                        }
-                    })
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("/");
+        let text = read.board().to_string();
         if a.json {
             let v = serde_json::json!({
                 "image": path.display().to_string(),

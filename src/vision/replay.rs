@@ -10,6 +10,10 @@
 //! calibration = "../../calibration/swellfoop-normal.toml"
 //! ```
 //!
+//! A falling-block game's directory (`game = "tetris"`) needs no
+//! calibration: its well is found on each picture ([`super::well::find_well`],
+//! the 10x20 well) and read as blocks (`1`), empty cells and unsure ones.
+//!
 //! A label is the board text (DESIGN.md contract) or `none` for a screen that
 //! must be refused as "no board found". PNGs without a label are skipped.
 //! With `bless`, labels are rewritten from what is read (`none` for a refused
@@ -30,8 +34,35 @@ use crate::board::Board;
 #[serde(deny_unknown_fields)]
 pub struct FixtureConfig {
     pub game: String,
-    /// Path of the calibration, relative to the fixture directory.
-    pub calibration: PathBuf,
+    /// Path of the calibration, relative to the fixture directory; none for
+    /// a falling-block game (its well is found on each picture).
+    pub calibration: Option<PathBuf>,
+}
+
+/// How a fixture directory's pictures are read.
+#[derive(Debug, Clone)]
+pub enum FixtureReader {
+    /// With the directory's calibration.
+    Calibrated(Box<Calibration>),
+    /// A falling-block well of `cols` x `rows` cells, found on each picture.
+    Well { cols: u32, rows: u32 },
+}
+
+impl FixtureReader {
+    /// Reads one picture as a board (a well's blocks as colour 1).
+    pub fn read(&self, img: &image::RgbImage) -> Result<Reading, VisionError> {
+        match self {
+            FixtureReader::Calibrated(cal) => read_board(img, cal),
+            FixtureReader::Well { cols, rows } => {
+                let layout = super::well::find_well(img, *cols, *rows)?;
+                Ok(Reading {
+                    board: super::well::read_well(img, &layout)?.board(),
+                    distances: Vec::new(),
+                    cells: Vec::new(),
+                })
+            }
+        }
+    }
 }
 
 /// What a label says the screenshot shows.
@@ -157,7 +188,7 @@ fn dir_error(dir: &Path, reason: String) -> VisionError {
 }
 
 /// Loads `DIR/fixture.toml` and the calibration it names.
-pub fn load_fixture_config(dir: &Path) -> Result<(FixtureConfig, Calibration), VisionError> {
+pub fn load_fixture_config(dir: &Path) -> Result<(FixtureConfig, FixtureReader), VisionError> {
     let path = dir.join("fixture.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| VisionError::Calibration {
         path: path.display().to_string(),
@@ -169,8 +200,19 @@ pub fn load_fixture_config(dir: &Path) -> Result<(FixtureConfig, Calibration), V
         path: path.display().to_string(),
         reason: format!("bad fixture config: {}", e.message().replace('\n', " ")),
     })?;
-    let cal = Calibration::load(&dir.join(&cfg.calibration))?;
-    Ok((cfg, cal))
+    let reader = match (&cfg.calibration, cfg.game.as_str()) {
+        (Some(c), _) => FixtureReader::Calibrated(Box::new(Calibration::load(&dir.join(c))?)),
+        (None, "tetris" | "falling") => FixtureReader::Well { cols: 10, rows: 20 },
+        (None, game) => {
+            return Err(VisionError::Calibration {
+                path: path.display().to_string(),
+                reason: format!(
+                    "no calibration = \"...\" (only a falling-block game's fixtures go without one; game is {game})"
+                ),
+            })
+        }
+    };
+    Ok((cfg, reader))
 }
 
 /// The `NAME.png` files of a directory that have a `NAME.txt` label, sorted.
@@ -187,9 +229,9 @@ pub fn labelled_images(dir: &Path) -> Result<Vec<PathBuf>, VisionError> {
 }
 
 /// Replays one screenshot against its label.
-pub fn replay_image(png: &Path, cal: &Calibration, bless: bool) -> CaseResult {
+pub fn replay_image(png: &Path, reader: &FixtureReader, bless: bool) -> CaseResult {
     let label_path = png.with_extension("txt");
-    let got = load_image(png).and_then(|img| read_board(&img, cal));
+    let got = load_image(png).and_then(|img| reader.read(&img));
     let read = match &got {
         Ok(r) => r.board.to_string(),
         Err(e) if e.is_no_board() => "none".to_string(),
@@ -230,10 +272,10 @@ pub fn replay_image(png: &Path, cal: &Calibration, bless: bool) -> CaseResult {
 
 /// Replays every labelled screenshot of a fixture directory.
 pub fn replay_dir(dir: &Path, bless: bool) -> Result<ReplaySummary, VisionError> {
-    let (_cfg, cal) = load_fixture_config(dir)?;
+    let (_cfg, reader) = load_fixture_config(dir)?;
     let mut summary = ReplaySummary::default();
     for png in labelled_images(dir)? {
-        let case = replay_image(&png, &cal, bless);
+        let case = replay_image(&png, &reader, bless);
         if case.passed {
             summary.passed += 1;
             if bless {

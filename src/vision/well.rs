@@ -15,6 +15,7 @@ use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
 use super::VisionError;
+use crate::board::{Board, EMPTY, UNKNOWN};
 use crate::platform::Rect;
 
 /// Where the well and the preview box are in a window.
@@ -55,6 +56,24 @@ pub struct WellRead {
 impl WellRead {
     pub fn occupied(&self, r: u32, c: u32) -> bool {
         self.cells[(r * self.cols + c) as usize].is_some()
+    }
+
+    /// The well as a board: colour 1 for a block, empty, or unread for an
+    /// unsure cell (`gridbot read --game tetris` prints it).
+    pub fn board(&self) -> Board {
+        let cells = (0..self.rows)
+            .flat_map(|r| (0..self.cols).map(move |c| (r, c)))
+            .map(|(r, c)| {
+                if self.unsure.contains(&(r, c)) {
+                    UNKNOWN
+                } else if self.occupied(r, c) {
+                    1
+                } else {
+                    EMPTY
+                }
+            })
+            .collect();
+        Board::from_cells(self.rows as usize, self.cols as usize, cells)
     }
 
     /// Rows as bit masks (bit c = column c), row 0 first (top).
@@ -291,12 +310,12 @@ struct Region {
     y1: u32,
 }
 
-/// Connected regions (4-neighbour) of the pixels within `SAME` of `colour`.
-fn regions(img: &RgbImage, colour: [u8; 3]) -> Vec<Region> {
+/// Connected regions (4-neighbour) of the pixels within `same` of `colour`.
+fn regions(img: &RgbImage, colour: [u8; 3], same: i32) -> Vec<Region> {
     let (w, h) = img.dimensions();
     let mask: Vec<bool> = img
         .pixels()
-        .map(|p| !differs_by(p.0, colour, SAME))
+        .map(|p| !differs_by(p.0, colour, same))
         .collect();
     let mut seen = vec![false; mask.len()];
     let mut out = Vec::new();
@@ -373,6 +392,30 @@ fn trim(img: &RgbImage, mut r: Region, bg: [u8; 3]) -> Region {
     r
 }
 
+/// The most common colour (5 bits a channel, the bin's mean) of the pixels
+/// of a region's box within `same` of `colour`.
+fn dominant(img: &RgbImage, r: Region, colour: [u8; 3], same: i32) -> [u8; 3] {
+    let mut bins = std::collections::HashMap::<u32, (u32, [u64; 3])>::new();
+    for y in r.y0..r.y1 {
+        for x in r.x0..r.x1 {
+            let p = img.get_pixel(x, y).0;
+            if differs_by(p, colour, same) {
+                continue;
+            }
+            let key = p.iter().fold(0u32, |k, &v| k << 5 | (v as u32 >> 3));
+            let e = bins.entry(key).or_insert((0, [0; 3]));
+            e.0 += 1;
+            for (acc, &v) in e.1.iter_mut().zip(&p) {
+                *acc += v as u64;
+            }
+        }
+    }
+    bins.into_iter()
+        .max_by_key(|&(k, (n, _))| (n, std::cmp::Reverse(k)))
+        .map(|(_, (n, s))| [0, 1, 2].map(|i| (s[i] / n as u64) as u8))
+        .unwrap_or(colour)
+}
+
 /// The most frequent colours of a picture (4 bits a channel), most frequent first.
 fn frequent_colours(img: &RgbImage, k: usize) -> Vec<[u8; 3]> {
     let mut hist = vec![(0u32, [0u64; 3]); 4096];
@@ -404,8 +447,24 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
     let want = cols as f32 / rows as f32;
     let mut best: Option<(u32, [u8; 3], Region, Vec<Region>)> = None;
     let mut why = String::from("no large uniform region");
-    for colour in frequent_colours(img, 6) {
-        let regs = regions(img, colour);
+    let frequent = frequent_colours(img, 6);
+    for &colour in &frequent {
+        // Within `SAME` of the colour, but not half way to another common
+        // colour 12 or more apart (a dimmed capture brings the well's colour
+        // near a frame's).
+        let same = frequent
+            .iter()
+            .map(|&o| {
+                (0..3)
+                    .map(|i| (o[i] as i32 - colour[i] as i32).abs())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .filter(|&d| d >= 12)
+            .map(|d| d / 2)
+            .fold(SAME, i32::min)
+            .max(8);
+        let regs = regions(img, colour, same);
         for r in &regs {
             let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
             let fill = r.area as f32 / (bw * bh);
@@ -418,6 +477,10 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             if best.as_ref().is_some_and(|b| r.area <= b.0) {
                 continue;
             }
+            // The seed colour is a bin's mean, which may lie between the
+            // well's colour and a frame a few shades off (a brightened
+            // capture): trim by the region's own most common colour.
+            let colour = dominant(img, *r, colour, same);
             let mut well = trim(img, *r, colour);
             // Square cells: the width gives the cell, the top (never covered
             // while the game runs) anchors the rows.
@@ -441,12 +504,37 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                 .fold((0u32, 0u32), |(n, k), (x, y)| {
                     (
                         n + 1,
-                        k + !differs_by(img.get_pixel(x, y).0, colour, SAME) as u32,
+                        k + !differs_by(img.get_pixel(x, y).0, colour, same) as u32,
                     )
                 });
             if (inside.1 as f32) < 0.85 * inside.0 as f32 {
                 why = format!(
                     "the {}x{} region at {},{} is not background at the top",
+                    well.x1 - well.x0,
+                    well.y1 - well.y0,
+                    well.x0,
+                    well.y0
+                );
+                continue;
+            }
+            // A well has walls: half a cell outside its sides (past a thin
+            // frame a few shades off) the colour is not the well's (a
+            // backdrop of that colour round a window is not a well, however
+            // the window cuts it).
+            let half = ((well.x1 - well.x0) / cols / 2).max(2);
+            let open_side = [well.x0.checked_sub(half), Some(well.x1 + half - 1)]
+                .into_iter()
+                .flatten()
+                .filter(|&x| x < img.width())
+                .any(|x| {
+                    let same = (well.y0..well.y1.min(img.height()))
+                        .filter(|&y| !differs_by(img.get_pixel(x, y).0, colour, same))
+                        .count();
+                    same * 2 > (well.y1 - well.y0) as usize
+                });
+            if open_side {
+                why = format!(
+                    "the {}x{} region at {},{} has no walls",
                     well.x1 - well.x0,
                     well.y1 - well.y0,
                     well.x0,
