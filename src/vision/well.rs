@@ -310,13 +310,48 @@ struct Region {
     y1: u32,
 }
 
-/// Connected regions (4-neighbour) of the pixels within `same` of `colour`.
-fn regions(img: &RgbImage, colour: [u8; 3], same: i32) -> Vec<Region> {
-    let (w, h) = img.dimensions();
-    let mask: Vec<bool> = img
+/// Widest line of another colour drawn across a well (grid lines between its
+/// cells) that still counts as the well's background, in pixels.
+const GRID_LINE: usize = 3;
+
+/// Largest channel difference of a grid line from the well's colour (a faint
+/// line; text and blocks are further off).
+const GRID_NEAR: i32 = 80;
+
+/// The pixels within `same` of `colour`, row-major; with `bridge`, the thin
+/// faint lines across them (up to [`GRID_LINE`] pixels, between two such
+/// pixels in a row or a column, within [`GRID_NEAR`]) counted in: a well
+/// drawn with grid lines between its cells is one region, not 200.
+fn background_mask(img: &RgbImage, colour: [u8; 3], same: i32, bridge: bool) -> Vec<bool> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let on: Vec<bool> = img
         .pixels()
         .map(|p| !differs_by(p.0, colour, same))
         .collect();
+    if !bridge {
+        return on;
+    }
+    let mut mask = on.clone();
+    let k = GRID_LINE;
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            if on[i] || differs_by(img.get_pixel(x as u32, y as u32).0, colour, GRID_NEAR) {
+                continue;
+            }
+            let across =
+                (1..=k).any(|a| x >= a && on[i - a]) && (1..=k).any(|b| x + b < w && on[i + b]);
+            let down = (1..=k).any(|a| y >= a && on[i - a * w])
+                && (1..=k).any(|b| y + b < h && on[i + b * w]);
+            mask[i] = across || down;
+        }
+    }
+    mask
+}
+
+/// Connected regions (4-neighbour) of a mask of `img`'s size.
+fn regions(img: &RgbImage, mask: &[bool]) -> Vec<Region> {
+    let (w, h) = img.dimensions();
     let mut seen = vec![false; mask.len()];
     let mut out = Vec::new();
     let mut stack = Vec::new();
@@ -448,7 +483,15 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
     let mut best: Option<(u32, [u8; 3], Region, Vec<Region>)> = None;
     let mut why = String::from("no large uniform region");
     let frequent = frequent_colours(img, 6);
-    for &colour in &frequent {
+    // Grid lines are bridged only when no well is found without (a thin
+    // separator line next to a well must not join it).
+    for (bridge, &colour) in [false, true]
+        .into_iter()
+        .flat_map(|b| frequent.iter().map(move |c| (b, c)))
+    {
+        if bridge && best.is_some() {
+            break;
+        }
         // Within `SAME` of the colour, but not half way to another common
         // colour 12 or more apart (a dimmed capture brings the well's colour
         // near a frame's).
@@ -464,7 +507,8 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             .map(|d| d / 2)
             .fold(SAME, i32::min)
             .max(8);
-        let regs = regions(img, colour, same);
+        let mask = background_mask(img, colour, same, bridge);
+        let regs = regions(img, &mask);
         for r in &regs {
             let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
             let fill = r.area as f32 / (bw * bh);
@@ -498,16 +542,29 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             // be nearly all background (a window background with the well as
             // a hole in it is not).
             let top = (well.y1 - well.y0) * 3 / 10;
-            let inside = (well.y0..well.y0 + top)
-                .step_by(2)
-                .flat_map(|y| (well.x0..well.x1).step_by(2).map(move |x| (x, y)))
-                .fold((0u32, 0u32), |(n, k), (x, y)| {
-                    (
-                        n + 1,
-                        k + !differs_by(img.get_pixel(x, y).0, colour, same) as u32,
-                    )
-                });
-            if (inside.1 as f32) < 0.85 * inside.0 as f32 {
+            let share = |y0: u32, y1: u32| {
+                let (n, k) = (y0..y1)
+                    .step_by(2)
+                    .flat_map(|y| (well.x0..well.x1).step_by(2).map(move |x| (x, y)))
+                    .fold((0u32, 0u32), |(n, k), (x, y)| {
+                        (n + 1, k + mask[(y * img.width() + x) as usize] as u32)
+                    });
+                k as f32 / n.max(1) as f32
+            };
+            // And the whole well, trimmed and grown to its rows, is still
+            // half background at least (a tetromino in the preview, its
+            // lower row trimmed to, is not).
+            if share(well.y0, well.y1) < 0.5 {
+                why = format!(
+                    "the {}x{} box at {},{} is mostly not background",
+                    well.x1 - well.x0,
+                    well.y1 - well.y0,
+                    well.x0,
+                    well.y0
+                );
+                continue;
+            }
+            if share(well.y0, well.y0 + top) < 0.85 {
                 why = format!(
                     "the {}x{} region at {},{} is not background at the top",
                     well.x1 - well.x0,
@@ -522,11 +579,14 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             // backdrop of that colour round a window is not a well, however
             // the window cuts it).
             let half = ((well.x1 - well.x0) / cols / 2).max(2);
-            let open_side = [well.x0.checked_sub(half), Some(well.x1 + half - 1)]
+            let sides: Vec<u32> = [well.x0.checked_sub(half), Some(well.x1 + half - 1)]
                 .into_iter()
                 .flatten()
                 .filter(|&x| x < img.width())
-                .any(|x| {
+                .collect();
+            // (A region as wide as the picture has no side to see: open.)
+            let open_side = sides.is_empty()
+                || sides.iter().any(|&x| {
                     let same = (well.y0..well.y1.min(img.height()))
                         .filter(|&y| !differs_by(img.get_pixel(x, y).0, colour, same))
                         .count();
@@ -623,6 +683,54 @@ mod tests {
             );
         }
         img
+    }
+
+    /// Grid lines between the cells (as many web Tetris games draw them,
+    /// 1 or 2 px, a grey near the well's black) leave one well, found and
+    /// read as without them; and a backdrop of the well's colour round the
+    /// window (a phone's) is not taken for the well: a well has walls.
+    #[test]
+    fn a_well_with_grid_lines_and_a_dark_backdrop_is_found() {
+        let blocks = [(1, 4), (1, 5), (2, 5), (19, 0), (19, 1), (18, 0), (19, 9)];
+        for (line, width) in [([40, 40, 40], 1), ([70, 70, 70], 1), ([30, 30, 40], 2)] {
+            let mut img = screen(&blocks, &[]);
+            for k in 1..20u32 {
+                for d in 0..width {
+                    for x in 40..240 {
+                        if img.get_pixel(x, 30 + k * 20 + d).0 == [0, 0, 0] {
+                            img.put_pixel(x, 30 + k * 20 + d, Rgb(line));
+                        }
+                    }
+                    for y in 30..430 {
+                        if k < 10 && img.get_pixel(40 + k * 20 + d, y).0 == [0, 0, 0] {
+                            img.put_pixel(40 + k * 20 + d, y, Rgb(line));
+                        }
+                    }
+                }
+            }
+            // On a phone: a dark backdrop above and round the window.
+            let mut phone = RgbImage::from_pixel(600, 1300, Rgb([8, 8, 12]));
+            image::imageops::overlay(&mut phone, &img, 100, 820);
+            for (name, pic, x0, y0) in [("window", &img, 40, 30), ("phone", &phone, 140, 850)] {
+                let l = find_well(pic, 10, 20)
+                    .unwrap_or_else(|e| panic!("{line:?} x{width} ({name}): {e}"));
+                assert_eq!((l.well.x, l.well.y), (x0, y0), "{line:?} x{width} ({name})");
+                assert_eq!(
+                    (l.well.w, l.well.h),
+                    (200, 400),
+                    "{line:?} x{width} ({name})"
+                );
+                let read = read_well(pic, &l).expect("read");
+                let got: Vec<(u32, u32)> = (0..20)
+                    .flat_map(|r| (0..10).map(move |c| (r, c)))
+                    .filter(|&(r, c)| read.occupied(r, c))
+                    .collect();
+                let mut want = blocks.to_vec();
+                want.sort();
+                assert_eq!(got, want, "{line:?} x{width} ({name})");
+                assert!(read.unsure.is_empty(), "{line:?} x{width} ({name})");
+            }
+        }
     }
 
     #[test]
