@@ -1,12 +1,16 @@
 //! Reading a falling-block (Tetris) screen: the well, its cells, the preview.
 //!
-//! A Tetris well is a rectangle of one uniform background colour, `cols` x
-//! `rows` square cells, with the stack and the falling piece drawn over it. The
-//! preview ("Next") box is a smaller rectangle of the same background beside
-//! it. Nothing here knows a particular game's skin: the background colour is
-//! found as the colour whose largest connected region has the well's aspect
-//! ratio, and block colours are only ever "not background" (what colour a
-//! piece has is learned by the player, not assumed).
+//! A Tetris well is a rectangle of one background colour, `cols` x `rows`
+//! square cells, with the stack and the falling piece drawn over it; the
+//! colour may be crossed by thin faint grid lines between the cells, or shade
+//! smoothly from top to bottom (a gradient: the layout then holds the colour
+//! at both ends). The preview ("Next") box is a smaller rectangle of the same
+//! background beside it. Nothing here knows a particular game's skin: the
+//! background colour is found as the colour whose largest connected region
+//! has the well's aspect ratio and walls at its sides, and block colours are
+//! only ever "not background" (what colour a piece has is learned by the
+//! player, not assumed). A well whose empty cells show a textured picture
+//! (KDE's KBlocks, LTris) is not found.
 //!
 //! Coordinates: window pixels, origin top left. Cells are `(row, col)` with row
 //! 0 at the top of the well. A [`WellLayout`] is stored as plain data (serde).
@@ -31,8 +35,25 @@ pub struct WellLayout {
     pub rows: u32,
     /// The preview box, when the game shows one.
     pub preview: Option<Rect>,
-    /// The well's empty colour (sRGB).
+    /// The well's empty colour (sRGB); at its top row when it shades.
     pub background: [u8; 3],
+    /// The well's empty colour at its bottom row when the well is shaded
+    /// top to bottom (a gradient), the rows between in proportion; none for
+    /// a well of one colour.
+    #[serde(default)]
+    pub background_bottom: Option<[u8; 3]>,
+}
+
+impl WellLayout {
+    /// The well's empty colour at cell row `r`.
+    pub fn background_at(&self, r: u32) -> [u8; 3] {
+        match self.background_bottom {
+            Some(b) if self.rows > 1 => {
+                shade_at(self.background, b, r as f32 / (self.rows - 1) as f32)
+            }
+            _ => self.background,
+        }
+    }
 }
 
 /// A pixel is "not background" when a channel differs by more than this.
@@ -164,16 +185,18 @@ pub fn read_well(img: &RgbImage, l: &WellLayout) -> Result<WellRead, VisionError
     let ch = l.well.h as f32 / l.rows as f32;
     let mut cells = Vec::with_capacity((l.cols * l.rows) as usize);
     let mut unsure = Vec::new();
-    let (mut bg_sum, mut bg_n) = ([0u64; 3], 0u64);
+    // The empty cells' colour as the top row's would be (each cell's less
+    // the well's shade at its row), summed.
+    let (mut bg_sum, mut bg_n) = ([0i64; 3], 0u64);
     for r in 0..l.rows {
+        let bg = l.background_at(r);
         for c in 0..l.cols {
             let x0 = l.well.x as f32 + c as f32 * cw;
             let y0 = l.well.y as f32 + r as f32 * ch;
-            let (frac, mean, (sum, n)) =
-                sample_box_with_background(img, x0, y0, cw, ch, l.background);
+            let (frac, mean, (sum, n)) = sample_box_with_background(img, x0, y0, cw, ch, bg);
             if frac <= 0.02 {
                 for i in 0..3 {
-                    bg_sum[i] += sum[i];
+                    bg_sum[i] += sum[i] as i64 + (l.background[i] as i64 - bg[i] as i64) * n as i64;
                 }
                 bg_n += n;
             }
@@ -192,7 +215,8 @@ pub fn read_well(img: &RgbImage, l: &WellLayout) -> Result<WellRead, VisionError
         rows: l.rows,
         cells,
         unsure,
-        background_seen: (bg_n > 0).then(|| [0, 1, 2].map(|i| (bg_sum[i] / bg_n) as u8)),
+        background_seen: (bg_n > 0)
+            .then(|| [0, 1, 2].map(|i| (bg_sum[i] / bg_n as i64).clamp(0, 255) as u8)),
     })
 }
 
@@ -240,8 +264,14 @@ impl WellTracker {
         if let Some(seen) = read.background_seen {
             let bg = self.layout.background;
             if !differs_by(seen, bg, DIFF / 2) {
-                self.layout.background =
-                    [0, 1, 2].map(|i| (bg[i] as u16 + seen[i] as u16).div_ceil(2) as u8);
+                let moved = [0, 1, 2].map(|i| (bg[i] as u16 + seen[i] as u16).div_ceil(2) as u8);
+                // A shaded well's bottom moves as far as its top.
+                if let Some(b) = &mut self.layout.background_bottom {
+                    *b = [0, 1, 2].map(|i| {
+                        (b[i] as i32 + moved[i] as i32 - bg[i] as i32).clamp(0, 255) as u8
+                    });
+                }
+                self.layout.background = moved;
             }
         }
         Ok(read)
@@ -310,9 +340,13 @@ struct Region {
     y1: u32,
 }
 
+/// Smallest cell of a well, in pixels (a block of one colour, or two, is no
+/// well of cells a tenth its width).
+const MIN_CELL: f32 = 8.0;
+
 /// Widest line of another colour drawn across a well (grid lines between its
 /// cells) that still counts as the well's background, in pixels.
-const GRID_LINE: usize = 3;
+const GRID_LINE: usize = 6;
 
 /// Largest channel difference of a grid line from the well's colour (a faint
 /// line; text and blocks are further off).
@@ -347,6 +381,132 @@ fn background_mask(img: &RgbImage, colour: [u8; 3], same: i32, bridge: bool) -> 
         }
     }
     mask
+}
+
+/// Largest channel step between neighbouring pixels of a shaded well (a
+/// gradient drawn across it); a block's edge steps further.
+const SHADE_STEP: i32 = 6;
+
+/// Largest channel difference of a shaded well's pixels from its seed colour.
+const SHADE_SPAN: i32 = 72;
+
+/// Regions of pixels within [`SHADE_SPAN`] of `colour` joined where
+/// neighbours differ by [`SHADE_STEP`] or less (a well shaded top to bottom
+/// is one region), and each pixel's region (an index into them, or
+/// `u32::MAX`).
+fn shaded_regions(img: &RgbImage, colour: [u8; 3]) -> (Vec<Region>, Vec<u32>) {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let px = |i: usize| img.get_pixel((i % w) as u32, (i / w) as u32).0;
+    let mut label = vec![u32::MAX; w * h];
+    let (mut out, mut stack, mut members) = (Vec::new(), Vec::new(), Vec::new());
+    let mut region_of = vec![u32::MAX; w * h];
+    for start in 0..w * h {
+        if label[start] != u32::MAX || differs_by(px(start), colour, SHADE_SPAN) {
+            continue;
+        }
+        label[start] = start as u32;
+        stack.push(start);
+        members.clear();
+        let mut r = Region {
+            area: 0,
+            x0: u32::MAX,
+            y0: u32::MAX,
+            x1: 0,
+            y1: 0,
+        };
+        while let Some(i) = stack.pop() {
+            members.push(i);
+            let (x, y) = ((i % w) as u32, (i / w) as u32);
+            r.area += 1;
+            r.x0 = r.x0.min(x);
+            r.y0 = r.y0.min(y);
+            r.x1 = r.x1.max(x + 1);
+            r.y1 = r.y1.max(y + 1);
+            let p = px(i);
+            let mut near = [None; 4];
+            if x > 0 {
+                near[0] = Some(i - 1);
+            }
+            if (x as usize) + 1 < w {
+                near[1] = Some(i + 1);
+            }
+            if y > 0 {
+                near[2] = Some(i - w);
+            }
+            if (y as usize) + 1 < h {
+                near[3] = Some(i + w);
+            }
+            for j in near.into_iter().flatten() {
+                let q = px(j);
+                if label[j] == u32::MAX
+                    && !differs_by(q, colour, SHADE_SPAN)
+                    && !differs_by(q, p, SHADE_STEP)
+                {
+                    label[j] = start as u32;
+                    stack.push(j);
+                }
+            }
+        }
+        if r.area >= 64 {
+            for &i in &members {
+                region_of[i] = out.len() as u32;
+            }
+            out.push(r);
+        }
+    }
+    (out, region_of)
+}
+
+/// The colour of a shaded well at its top and bottom cell rows: a line
+/// fitted to the mean colour of each cell row's background pixels.
+fn shade_ends(
+    img: &RgbImage,
+    in_well: impl Fn(u32, u32) -> bool,
+    well: Region,
+    rows: u32,
+) -> ([u8; 3], [u8; 3]) {
+    let ch = (well.y1 - well.y0) as f32 / rows as f32;
+    let mut pts: Vec<(f32, [f32; 3])> = Vec::new();
+    for r in 0..rows {
+        let (ya, yb) = (
+            well.y0 + (r as f32 * ch) as u32,
+            (well.y0 + ((r + 1) as f32 * ch) as u32).min(img.height()),
+        );
+        let (mut n, mut sum) = (0u32, [0f32; 3]);
+        for y in ya..yb {
+            for x in well.x0..well.x1 {
+                if in_well(x, y) {
+                    n += 1;
+                    let p = img.get_pixel(x, y).0;
+                    for i in 0..3 {
+                        sum[i] += p[i] as f32;
+                    }
+                }
+            }
+        }
+        // A row mostly covered by the stack says little.
+        if n as f32 >= 0.25 * (yb - ya) as f32 * (well.x1 - well.x0) as f32 {
+            pts.push((r as f32, sum.map(|v| v / n as f32)));
+        }
+    }
+    let at = |t: f32| -> [u8; 3] {
+        let k = pts.len() as f32;
+        if pts.is_empty() {
+            return [0; 3];
+        }
+        let mt = pts.iter().map(|p| p.0).sum::<f32>() / k;
+        let stt = pts.iter().map(|p| (p.0 - mt).powi(2)).sum::<f32>();
+        [0, 1, 2].map(|i| {
+            let mv = pts.iter().map(|p| p.1[i]).sum::<f32>() / k;
+            let slope = if stt > 0.0 {
+                pts.iter().map(|p| (p.0 - mt) * (p.1[i] - mv)).sum::<f32>() / stt
+            } else {
+                0.0
+            };
+            (mv + slope * (t - mt)).round().clamp(0.0, 255.0) as u8
+        })
+    };
+    (at(0.0), at((rows - 1) as f32))
 }
 
 /// Connected regions (4-neighbour) of a mask of `img`'s size.
@@ -403,9 +563,13 @@ fn regions(img: &RgbImage, mask: &[bool]) -> Vec<Region> {
 
 /// Shrinks a region's box past edge rows and columns that are mostly not the
 /// background itself (a frame a few shades off, an anti-aliased border).
-fn trim(img: &RgbImage, mut r: Region, bg: [u8; 3]) -> Region {
+fn trim(img: &RgbImage, r: Region, bg: [u8; 3]) -> Region {
     const EXACT: i32 = 6;
-    let on = |x: u32, y: u32| !differs_by(img.get_pixel(x, y).0, bg, EXACT);
+    trim_by(r, |x, y| !differs_by(img.get_pixel(x, y).0, bg, EXACT))
+}
+
+/// [`trim`] by what `on` says is the background.
+fn trim_by(mut r: Region, on: impl Fn(u32, u32) -> bool) -> Region {
     let row_ok = |y: u32, r: &Region| {
         (r.x0..r.x1).filter(|&x| on(x, y)).count() * 2 >= (r.x1 - r.x0) as usize
     };
@@ -480,16 +644,21 @@ fn frequent_colours(img: &RgbImage, k: usize) -> Vec<[u8; 3]> {
 /// the largest other region of the same colour between 2 and 8 cells a side.
 pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, VisionError> {
     let want = cols as f32 / rows as f32;
-    let mut best: Option<(u32, [u8; 3], Region, Vec<Region>)> = None;
+    // The best well so far: its region's area, its colours at the top and
+    // (shaded) the bottom, its box, and the regions of its colour.
+    type Found = (u32, [u8; 3], Option<[u8; 3]>, Region, Vec<Region>);
+    let mut best: Option<Found> = None;
     let mut why = String::from("no large uniform region");
     let frequent = frequent_colours(img, 6);
     // Grid lines are bridged only when no well is found without (a thin
-    // separator line next to a well must not join it).
-    for (bridge, &colour) in [false, true]
+    // separator line next to a well must not join it), and a well shaded
+    // top to bottom is looked for last (smooth steps join a blurred frame
+    // too).
+    for (pass, &colour) in [Pass::Uniform, Pass::Bridged, Pass::Shaded]
         .into_iter()
         .flat_map(|b| frequent.iter().map(move |c| (b, c)))
     {
-        if bridge && best.is_some() {
+        if pass != Pass::Uniform && best.is_some() {
             break;
         }
         // Within `SAME` of the colour, but not half way to another common
@@ -507,15 +676,28 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             .map(|d| d / 2)
             .fold(SAME, i32::min)
             .max(8);
-        let mask = background_mask(img, colour, same, bridge);
-        let regs = regions(img, &mask);
-        for r in &regs {
+        // Per pixel: its region's index (shaded), or 0 for any region of
+        // the colour (uniform, bridged; the preview box counts too).
+        let (regs, region_of) = match pass {
+            Pass::Shaded => shaded_regions(img, colour),
+            _ => {
+                let mask = background_mask(img, colour, same, pass == Pass::Bridged);
+                let regs = regions(img, &mask);
+                (
+                    regs,
+                    mask.iter().map(|&m| if m { 0 } else { u32::MAX }).collect(),
+                )
+            }
+        };
+        for (k, r) in regs.iter().enumerate() {
+            let k = if pass == Pass::Shaded { k as u32 } else { 0 };
+            let in_mask = |x: u32, y: u32| region_of[(y * img.width() + x) as usize] == k;
             let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
             let fill = r.area as f32 / (bw * bh);
             // The stack may hide the bottom of the well: the region may be
             // shorter than a whole well, never taller.
             let ratio = (bw / bh) / want;
-            if fill < 0.5 || !(0.88..=1.5).contains(&ratio) || bw < cols as f32 * 6.0 {
+            if fill < 0.5 || !(0.88..=1.5).contains(&ratio) || bw < cols as f32 * MIN_CELL {
                 continue;
             }
             if best.as_ref().is_some_and(|b| r.area <= b.0) {
@@ -525,7 +707,24 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             // well's colour and a frame a few shades off (a brightened
             // capture): trim by the region's own most common colour.
             let colour = dominant(img, *r, colour, same);
-            let mut well = trim(img, *r, colour);
+            let mut well = match pass {
+                // Trimmed by the shade fitted over the whole region: a
+                // frame whose anti-aliased edge joined the region is off the
+                // shade at its row.
+                Pass::Shaded => {
+                    let (t, b) = shade_ends(img, in_mask, *r, rows);
+                    let h = (r.y1 - r.y0).max(1) as f32;
+                    trim_by(*r, |x, y| {
+                        in_mask(x, y)
+                            && !differs_by(
+                                img.get_pixel(x, y).0,
+                                shade_at(t, b, (y - r.y0) as f32 / h),
+                                8,
+                            )
+                    })
+                }
+                _ => trim(img, *r, colour),
+            };
             // Square cells: the width gives the cell, the top (never covered
             // while the game runs) anchors the rows.
             let cell = (well.x1 - well.x0) as f32 / cols as f32;
@@ -547,7 +746,7 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                     .step_by(2)
                     .flat_map(|y| (well.x0..well.x1).step_by(2).map(move |x| (x, y)))
                     .fold((0u32, 0u32), |(n, k), (x, y)| {
-                        (n + 1, k + mask[(y * img.width() + x) as usize] as u32)
+                        (n + 1, k + in_mask(x, y) as u32)
                     });
                 k as f32 / n.max(1) as f32
             };
@@ -585,10 +784,25 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                 .filter(|&x| x < img.width())
                 .collect();
             // (A region as wide as the picture has no side to see: open.)
+            let (top_colour, bottom) = match pass {
+                Pass::Shaded => {
+                    let (t, b) = shade_ends(img, in_mask, well, rows);
+                    (t, Some(b))
+                }
+                _ => (colour, None),
+            };
+            let colour_at = |y: u32| match bottom {
+                Some(b) => shade_at(
+                    top_colour,
+                    b,
+                    (y - well.y0) as f32 / (well.y1 - well.y0) as f32,
+                ),
+                None => top_colour,
+            };
             let open_side = sides.is_empty()
                 || sides.iter().any(|&x| {
                     let same = (well.y0..well.y1.min(img.height()))
-                        .filter(|&y| !differs_by(img.get_pixel(x, y).0, colour, same))
+                        .filter(|&y| !differs_by(img.get_pixel(x, y).0, colour_at(y), same))
                         .count();
                     same * 2 > (well.y1 - well.y0) as usize
                 });
@@ -602,10 +816,12 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                 );
                 continue;
             }
-            best = Some((r.area, colour, well, regs.clone()));
+            // A shade too slight to matter is a uniform well.
+            let bottom = bottom.filter(|&b| differs_by(b, top_colour, 8));
+            best = Some((r.area, top_colour, bottom, well, regs.clone()));
         }
     }
-    let Some((_, background, well, regs)) = best else {
+    let Some((_, background, background_bottom, well, regs)) = best else {
         return Err(VisionError::NoBoard(format!(
             "no {cols}x{rows} well on a {}x{} picture ({why})",
             img.width(),
@@ -640,7 +856,25 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
         rows,
         preview,
         background,
+        background_bottom,
     })
+}
+
+/// Which kind of region [`find_well`] looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// One colour.
+    Uniform,
+    /// One colour with thin grid lines across it.
+    Bridged,
+    /// A colour shading smoothly across the well.
+    Shaded,
+}
+
+/// The colour a fraction `t` of the way from `top` to `bottom`.
+fn shade_at(top: [u8; 3], bottom: [u8; 3], t: f32) -> [u8; 3] {
+    let t = t.clamp(0.0, 1.0);
+    [0, 1, 2].map(|i| (top[i] as f32 + (bottom[i] as f32 - top[i] as f32) * t).round() as u8)
 }
 
 #[cfg(test)]
@@ -731,6 +965,69 @@ mod tests {
                 assert!(read.unsure.is_empty(), "{line:?} x{width} ({name})");
             }
         }
+    }
+
+    /// A well shaded top to bottom (a gradient of 60 levels, more than a
+    /// region of one colour spans) is found, its shade learned at both ends,
+    /// and read with each row's own empty colour; the tracker follows it as
+    /// the screen dims, both ends together.
+    #[test]
+    fn a_shaded_well_is_found_and_read_row_by_row() {
+        let blocks = [(0, 4), (0, 5), (1, 5), (19, 0), (19, 1), (18, 0), (19, 9)];
+        let mut img = screen(&blocks, &[]);
+        for y in 30..430u32 {
+            let t = (y - 30) as f32 / 400.0;
+            let c = [10.0 + 50.0 * t, 10.0 + 30.0 * t, 40.0 + 60.0 * t].map(|v| v as u8);
+            for x in 40..240 {
+                if img.get_pixel(x, y).0 == [0, 0, 0] {
+                    img.put_pixel(x, y, Rgb(c));
+                }
+            }
+        }
+        let l = find_well(&img, 10, 20).expect("a shaded well");
+        assert_eq!(
+            l.well,
+            Rect {
+                x: 40,
+                y: 30,
+                w: 200,
+                h: 400
+            }
+        );
+        let bottom = l.background_bottom.expect("a shade");
+        assert!(
+            !differs_by(l.background, [11, 11, 41], 4),
+            "{:?}",
+            l.background
+        );
+        assert!(!differs_by(bottom, [59, 39, 98], 4), "{bottom:?}");
+        let mut tracker = WellTracker::new(l);
+        for f in [1.0, 0.97, 0.94, 0.91, 0.88, 0.85] {
+            let read = tracker
+                .read(&scale_brightness(img.clone(), f))
+                .expect("read");
+            let got: Vec<(u32, u32)> = (0..20)
+                .flat_map(|r| (0..10).map(move |c| (r, c)))
+                .filter(|&(r, c)| read.occupied(r, c))
+                .collect();
+            let mut want = blocks.to_vec();
+            want.sort();
+            assert_eq!(got, want, "at {f}");
+            assert!(read.unsure.is_empty(), "at {f}: {:?}", read.unsure);
+        }
+    }
+
+    /// Two blocks of one colour (a plain skin's, scaled up) make a region of
+    /// a well's shape, but no well of cells a tenth their width.
+    #[test]
+    fn a_pair_of_blocks_is_no_well() {
+        let mut img = RgbImage::from_pixel(300, 300, Rgb([48, 48, 48]));
+        for y in 100..240 {
+            for x in 100..170 {
+                img.put_pixel(x, y, Rgb([250, 250, 250]));
+            }
+        }
+        assert!(find_well(&img, 10, 20).is_err());
     }
 
     #[test]
