@@ -194,3 +194,61 @@ fn cli_replay_reports_and_exits_1_on_a_mismatch() {
     assert!(text.ends_with("0 passed, 1 failed\n"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `gridbot calibrate --game tetris` writes the well's layout (no numbers
+/// typed), and `gridbot read --calibration` reads every Quadrapassel
+/// fixture of that window size with it as labelled; a game-over screen
+/// gives exit code 2 from `calibrate`.
+#[test]
+fn cli_calibrates_a_well_and_reads_with_it() {
+    use std::process::Command;
+    let dir = fixtures_root().join("quadrapassel");
+    let out = std::env::temp_dir().join(format!("gridbot-well-{}.toml", std::process::id()));
+    let bin = env!("CARGO_BIN_EXE_gridbot");
+    let run = Command::new(bin)
+        .args(["calibrate", "--game", "tetris", "--image"])
+        .arg(dir.join("clean-mid.png"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let same_size = ["clean-mid", "clean-start", "plain-mid", "tangoflat-mid"];
+    let read = Command::new(bin)
+        .args(["read", "--game", "tetris", "--calibration"])
+        .arg(&out)
+        .args(same_size.map(|n| dir.join(format!("{n}.png"))))
+        .output()
+        .expect("runs");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let got: Vec<String> = String::from_utf8_lossy(&read.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let want: Vec<String> = same_size
+        .iter()
+        .map(|n| {
+            std::fs::read_to_string(dir.join(format!("{n}.txt")))
+                .expect("label")
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(got, want);
+    let over = Command::new(bin)
+        .args(["calibrate", "--game", "tetris", "--image"])
+        .arg(dir.join("clean-gameover.png"))
+        .output()
+        .expect("runs");
+    assert_eq!(over.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&over.stderr).contains("no board found"));
+    let _ = std::fs::remove_file(&out);
+}

@@ -408,6 +408,9 @@ fn parse_board_arg(arg: &str) -> anyhow::Result<Option<Board>> {
 }
 
 pub fn calibrate(a: CalibrateArgs) -> anyhow::Result<i32> {
+    if a.game == "tetris" {
+        return calibrate_well(&a);
+    }
     games::by_name(&a.game)?;
     let boards: Vec<Option<Board>> = a
         .board
@@ -596,6 +599,97 @@ pub fn grab(a: GrabArgs) -> anyhow::Result<i32> {
             frame.rect.x,
             frame.rect.y
         );
+    }
+    Ok(0)
+}
+
+/// `calibrate --game tetris`: the well found on the first screenshot (or
+/// the window), written as a `WellLayout` (what `read --calibration` and the
+/// live loop take), with an overlay of its cells when asked.
+fn calibrate_well(a: &CalibrateArgs) -> anyhow::Result<i32> {
+    use gridbot::vision::well::{find_well, read_well};
+    let img = match (a.image.first(), &a.window) {
+        (Some(p), _) => load_image(p)?,
+        (None, Some(t)) => grab_window(t)?,
+        (None, None) => bail!("need --image FILE or --window TITLE"),
+    };
+    let (cols, rows) = (a.cols.unwrap_or(10) as u32, a.rows.unwrap_or(20) as u32);
+    let layout = match find_well(&img, cols, rows) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("gridbot: {e}");
+            return Ok(2);
+        }
+    };
+    let read = read_well(&img, &layout)?;
+    let w = layout.well;
+    eprintln!(
+        "well {}x{} px at {},{} ({cols}x{rows} cells of {:.1} px), empty colour {:?}{}; {} blocks, {} unsure cells{}",
+        w.w,
+        w.h,
+        w.x,
+        w.y,
+        w.w as f32 / cols as f32,
+        layout.background,
+        layout
+            .background_bottom
+            .map(|b| format!(" shading to {b:?} at the bottom"))
+            .unwrap_or_default(),
+        read.cells.iter().filter(|c| c.is_some()).count(),
+        read.unsure.len(),
+        layout
+            .preview
+            .map(|p| format!("; preview box {}x{} at {},{}", p.w, p.h, p.x, p.y))
+            .unwrap_or_default(),
+    );
+    let text = toml::to_string(&layout)?;
+    match &a.out {
+        Some(p) => {
+            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{text}"),
+    }
+    if let Some(p) = &a.overlay {
+        let mut ov = img.clone();
+        let (cw, ch) = (w.w as f32 / cols as f32, w.h as f32 / rows as f32);
+        let mut mark = |x: f32, y: f32, c: [u8; 3]| {
+            let (x, y) = (x.round() as i64, y.round() as i64);
+            if x >= 0 && y >= 0 && (x as u32) < ov.width() && (y as u32) < ov.height() {
+                ov.put_pixel(x as u32, y as u32, image::Rgb(c));
+            }
+        };
+        for r in 0..rows {
+            for c in 0..cols {
+                let (x0, y0) = (w.x as f32 + c as f32 * cw, w.y as f32 + r as f32 * ch);
+                let colour = if read.unsure.contains(&(r, c)) {
+                    [0, 255, 255]
+                } else if read.occupied(r, c) {
+                    [255, 0, 255]
+                } else {
+                    [0, 200, 0]
+                };
+                // The cell's outline; blocks and unsure cells a second one inside.
+                let insets: &[f32] = if colour == [0, 200, 0] {
+                    &[0.0]
+                } else {
+                    &[0.0, 3.0]
+                };
+                for &d in insets {
+                    for i in 0..=((cw - 2.0 * d).max(0.0) as u32) {
+                        mark(x0 + d + i as f32, y0 + d, colour);
+                        mark(x0 + d + i as f32, y0 + ch - 1.0 - d, colour);
+                    }
+                    for i in 0..=((ch - 2.0 * d).max(0.0) as u32) {
+                        mark(x0 + d, y0 + d + i as f32, colour);
+                        mark(x0 + cw - 1.0 - d, y0 + d + i as f32, colour);
+                    }
+                }
+            }
+        }
+        ov.save(p)
+            .with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
     }
     Ok(0)
 }
