@@ -15,7 +15,9 @@
 //!
 //! On Linux both need an X11 session (`DISPLAY` set; `WAYLAND_DISPLAY` and
 //! `XDG_SESSION_TYPE=wayland` make xcap take its Wayland path) and a window
-//! manager (xcap lists windows from `_NET_CLIENT_LIST_STACKING`).
+//! manager (xcap lists windows from `_NET_CLIENT_LIST_STACKING`). A title
+//! xcap reads empty (a `WM_NAME` of type `STRING`, as xterm and X toolkit
+//! windows set it) is read again with xcb.
 
 use enigo::{Direction, Enigo, Keyboard, Mouse, Settings};
 use image::RgbImage;
@@ -64,8 +66,16 @@ impl LiveWindow {
         let needle = title.to_lowercase();
         let mut best: Option<(u64, LiveWindow)> = None;
         let mut titles = Vec::new();
+        let mut x = None;
         for w in all {
-            let Ok(t) = w.title() else { continue };
+            let Ok(mut t) = w.title() else { continue };
+            if t.is_empty() {
+                // xcap misses a WM_NAME of type STRING (xterm's, any X
+                // toolkit window's).
+                if let Ok(id) = w.id() {
+                    t = plain_wm_name(&mut x, id).unwrap_or_default();
+                }
+            }
             if !t.is_empty() {
                 titles.push(t.clone());
             }
@@ -132,6 +142,34 @@ impl LiveWindow {
             Err(_) => true,
         }
     }
+}
+
+/// A window's `WM_NAME` whatever its type (a `STRING` is Latin-1), on a
+/// connection opened at the first call; `None` when there is none or the
+/// server cannot be asked.
+fn plain_wm_name(conn: &mut Option<Option<xcb::Connection>>, id: u32) -> Option<String> {
+    use xcb::{x, XidNew};
+    let conn = conn
+        .get_or_insert_with(|| xcb::Connection::connect(None).ok().map(|(c, _)| c))
+        .as_ref()?;
+    // An id the server listed (`_NET_CLIENT_LIST_STACKING`); a window gone
+    // since makes the request fail.
+    let window = x::Window::new(id);
+    let cookie = conn.send_request(&x::GetProperty {
+        delete: false,
+        window,
+        property: x::ATOM_WM_NAME,
+        r#type: x::ATOM_ANY,
+        long_offset: 0,
+        long_length: 1024,
+    });
+    let reply = conn.wait_for_reply(cookie).ok()?;
+    let name: String = if reply.r#type() == x::ATOM_STRING {
+        reply.value::<u8>().iter().map(|&b| b as char).collect()
+    } else {
+        String::from_utf8_lossy(reply.value::<u8>()).into_owned()
+    };
+    (!name.is_empty()).then_some(name)
 }
 
 /// Drops the alpha channel.
