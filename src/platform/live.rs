@@ -68,10 +68,10 @@ impl LiveWindow {
         let mut titles = Vec::new();
         let mut x = None;
         for w in all {
-            let Ok(mut t) = w.title() else { continue };
+            let mut t = w.title().unwrap_or_default();
             if t.is_empty() {
                 // xcap misses a WM_NAME of type STRING (xterm's, any X
-                // toolkit window's).
+                // toolkit window's), or fails on it asking the frame.
                 if let Ok(id) = w.id() {
                     t = plain_wm_name(&mut x, id).unwrap_or_default();
                 }
