@@ -29,6 +29,10 @@ use crate::games::tetris::{Field, Piece, RotationSystem};
 use crate::platform::{FrameSource, PlatformError};
 use crate::vision::well::{read_preview, WellLayout, WellRead, WellTracker};
 
+/// How long [`LiveTetris::new`] looks for the well (a well with no block yet
+/// is not taken for one).
+const FIND_WAIT: Duration = Duration::from_secs(5);
+
 /// Cells `(row, col)`, row 0 at the top of the well.
 type Cells = Vec<(u32, u32)>;
 
@@ -222,10 +226,20 @@ impl<F: FrameSource> LiveTetris<F> {
     ) -> Result<Self, BotError> {
         let layout = match layout {
             Some(l) => l,
+            // The well may show no block yet (before the first piece
+            // comes): look again for a few seconds.
             None => {
-                let frame = frames.grab().map_err(BotError::Platform)?;
-                crate::vision::well::find_well(&frame.image, cols, rows)
-                    .map_err(BotError::Vision)?
+                let start = Instant::now();
+                loop {
+                    let frame = frames.grab().map_err(BotError::Platform)?;
+                    match crate::vision::well::find_well(&frame.image, cols, rows) {
+                        Ok(l) => break l,
+                        Err(e) if e.is_no_board() && start.elapsed() < FIND_WAIT => {
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                        Err(e) => return Err(BotError::Vision(e)),
+                    }
+                }
             }
         };
         Ok(LiveTetris {

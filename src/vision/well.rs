@@ -340,6 +340,9 @@ struct Region {
     y1: u32,
 }
 
+/// Blocks of a falling piece.
+const PIECE: u32 = 4;
+
 /// Smallest cell of a well, in pixels (a block of one colour, or two, is no
 /// well of cells a tenth its width).
 const MIN_CELL: f32 = 8.0;
@@ -728,6 +731,9 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             // Square cells: the width gives the cell, the top (never covered
             // while the game runs) anchors the rows.
             let cell = (well.x1 - well.x0) as f32 / cols as f32;
+            if cell < MIN_CELL {
+                continue;
+            }
             let full_h = (cell * rows as f32).round() as u32;
             if well.y0 + full_h > img.height() {
                 why = format!(
@@ -818,6 +824,57 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             }
             // A shade too slight to matter is a uniform well.
             let bottom = bottom.filter(|&b| differs_by(b, top_colour, 8));
+            // Read as a well, its top rows hold at most the falling piece
+            // (a cluster of same-coloured tiles of a collapse board, cut
+            // into cells a fifth of a tile, holds whole rows of "blocks").
+            let candidate = WellLayout {
+                schema: 1,
+                window: img.dimensions(),
+                well: Rect {
+                    x: well.x0 as i32,
+                    y: well.y0 as i32,
+                    w: well.x1 - well.x0,
+                    h: well.y1 - well.y0,
+                },
+                cols,
+                rows,
+                preview: None,
+                background: top_colour,
+                background_bottom: bottom,
+            };
+            // And a game is on: some block is there (the falling piece at
+            // least; a tile of one colour, or two, on another game's board
+            // makes an empty "well"), and few cells are in doubt (a piece
+            // caught between rows, two).
+            let top_rows = rows * 3 / 10;
+            let (blocks, blocks_on_top, unsure) =
+                read_well(img, &candidate).map_or((0, u32::MAX, u32::MAX), |read| {
+                    let on_top = (0..top_rows)
+                        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                        .filter(|&(r, c)| read.occupied(r, c))
+                        .count() as u32;
+                    let blocks = read.cells.iter().filter(|c| c.is_some()).count() as u32;
+                    (blocks, on_top, read.unsure.len() as u32)
+                });
+            let doubt = if blocks == 0 {
+                Some("no block".to_string())
+            } else if blocks_on_top > PIECE {
+                Some(format!("{blocks_on_top} blocks in its top rows"))
+            } else if unsure > 2 * PIECE {
+                Some(format!("{unsure} cells in doubt"))
+            } else {
+                None
+            };
+            if let Some(doubt) = doubt {
+                why = format!(
+                    "the {}x{} region at {},{} has {doubt}",
+                    well.x1 - well.x0,
+                    well.y1 - well.y0,
+                    well.x0,
+                    well.y0
+                );
+                continue;
+            }
             best = Some((r.area, top_colour, bottom, well, regs.clone()));
         }
     }
@@ -1019,6 +1076,15 @@ mod tests {
 
     /// Two blocks of one colour (a plain skin's, scaled up) make a region of
     /// a well's shape, but no well of cells a tenth their width.
+    /// An empty well (no block at all) is no game going on: refused, as the
+    /// empty "wells" a tile or two of another game's board make.
+    #[test]
+    fn an_empty_well_is_refused() {
+        let e = find_well(&screen(&[], &[]), 10, 20).expect_err("no block");
+        assert!(e.to_string().contains("no block"), "{e}");
+        assert!(find_well(&screen(&[(19, 4)], &[]), 10, 20).is_ok());
+    }
+
     #[test]
     fn a_pair_of_blocks_is_no_well() {
         let mut img = RgbImage::from_pixel(300, 300, Rgb([48, 48, 48]));
@@ -1150,7 +1216,7 @@ mod tests {
 
     #[test]
     fn a_half_covered_cell_is_unsure() {
-        let mut img = screen(&[], &[]);
+        let mut img = screen(&[(19, 0)], &[]);
         for y in 30 + 5 * 20..30 + 5 * 20 + 10 {
             for x in 40 + 3 * 20..40 + 4 * 20 {
                 img.put_pixel(x, y, Rgb([255, 255, 255]));
