@@ -512,6 +512,18 @@ fn shade_ends(
     (at(0.0), at((rows - 1) as f32))
 }
 
+impl Region {
+    /// The region's box as a rectangle.
+    fn rect(&self) -> Rect {
+        Rect {
+            x: self.x0 as i32,
+            y: self.y0 as i32,
+            w: self.x1 - self.x0,
+            h: self.y1 - self.y0,
+        }
+    }
+}
+
 /// Connected regions (4-neighbour) of a mask of `img`'s size.
 fn regions(img: &RgbImage, mask: &[bool]) -> Vec<Region> {
     let (w, h) = img.dimensions();
@@ -647,10 +659,9 @@ fn frequent_colours(img: &RgbImage, k: usize) -> Vec<[u8; 3]> {
 /// the largest other region of the same colour between 2 and 8 cells a side.
 pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, VisionError> {
     let want = cols as f32 / rows as f32;
-    // The best well so far: its region's area, its colours at the top and
-    // (shaded) the bottom, its box, and the regions of its colour.
-    type Found = (u32, [u8; 3], Option<[u8; 3]>, Region, Vec<Region>);
-    let mut best: Option<Found> = None;
+    // The best well so far: its region's area, its layout (no preview yet)
+    // and the regions of its colour.
+    let mut best: Option<(u32, WellLayout, Vec<Region>)> = None;
     let mut why = String::from("no large uniform region");
     let frequent = frequent_colours(img, 6);
     // Grid lines are bridged only when no well is found without (a thin
@@ -830,12 +841,7 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             let candidate = WellLayout {
                 schema: 1,
                 window: img.dimensions(),
-                well: Rect {
-                    x: well.x0 as i32,
-                    y: well.y0 as i32,
-                    w: well.x1 - well.x0,
-                    h: well.y1 - well.y0,
-                },
+                well: well.rect(),
                 cols,
                 rows,
                 preview: None,
@@ -875,46 +881,28 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                 );
                 continue;
             }
-            best = Some((r.area, top_colour, bottom, well, regs.clone()));
+            best = Some((r.area, candidate, regs.clone()));
         }
     }
-    let Some((_, background, background_bottom, well, regs)) = best else {
+    let Some((_, mut layout, regs)) = best else {
         return Err(VisionError::NoBoard(format!(
             "no {cols}x{rows} well on a {}x{} picture ({why})",
             img.width(),
             img.height()
         )));
     };
-    let cell = (well.x1 - well.x0) as f32 / cols as f32;
-    let preview = regs
+    let well = layout.well;
+    let cell = well.w as f32 / cols as f32;
+    layout.preview = regs
         .iter()
-        .filter(|r| r.x0 != well.x0 || r.y0 != well.y0)
+        .filter(|r| r.x0 as i32 != well.x || r.y0 as i32 != well.y)
         .filter(|r| {
             let (bw, bh) = ((r.x1 - r.x0) as f32 / cell, (r.y1 - r.y0) as f32 / cell);
             (2.0..=8.0).contains(&bw) && (2.0..=8.0).contains(&bh)
         })
         .max_by_key(|r| r.area)
-        .map(|r| Rect {
-            x: r.x0 as i32,
-            y: r.y0 as i32,
-            w: r.x1 - r.x0,
-            h: r.y1 - r.y0,
-        });
-    Ok(WellLayout {
-        schema: 1,
-        window: img.dimensions(),
-        well: Rect {
-            x: well.x0 as i32,
-            y: well.y0 as i32,
-            w: well.x1 - well.x0,
-            h: well.y1 - well.y0,
-        },
-        cols,
-        rows,
-        preview,
-        background,
-        background_bottom,
-    })
+        .map(Region::rect);
+    Ok(layout)
 }
 
 /// Which kind of region [`find_well`] looks for.
