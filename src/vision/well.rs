@@ -398,16 +398,32 @@ const SHADE_SPAN: i32 = 72;
 /// is one region), and each pixel's region (an index into them, or
 /// `u32::MAX`).
 fn shaded_regions(img: &RgbImage, colour: [u8; 3]) -> (Vec<Region>, Vec<u32>) {
-    let (w, h) = (img.width() as usize, img.height() as usize);
+    let w = img.width() as usize;
     let px = |i: usize| img.get_pixel((i % w) as u32, (i / w) as u32).0;
-    let mut label = vec![u32::MAX; w * h];
-    let (mut out, mut stack, mut members) = (Vec::new(), Vec::new(), Vec::new());
+    let near = |i: usize| !differs_by(px(i), colour, SHADE_SPAN);
+    flood(img, near, |i, j| {
+        near(j) && !differs_by(px(j), px(i), SHADE_STEP)
+    })
+}
+
+/// The 4-connected regions of 64 pixels or more grown from every pixel
+/// `seed` accepts, a neighbour `j` of a pixel `i` joining when `joins(i, j)`;
+/// and each pixel's region (an index into them, or `u32::MAX`). Indices are
+/// row-major.
+fn flood(
+    img: &RgbImage,
+    seed: impl Fn(usize) -> bool,
+    joins: impl Fn(usize, usize) -> bool,
+) -> (Vec<Region>, Vec<u32>) {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let mut seen = vec![false; w * h];
     let mut region_of = vec![u32::MAX; w * h];
+    let (mut out, mut stack, mut members) = (Vec::new(), Vec::new(), Vec::new());
     for start in 0..w * h {
-        if label[start] != u32::MAX || differs_by(px(start), colour, SHADE_SPAN) {
+        if seen[start] || !seed(start) {
             continue;
         }
-        label[start] = start as u32;
+        seen[start] = true;
         stack.push(start);
         members.clear();
         let mut r = Region {
@@ -419,33 +435,21 @@ fn shaded_regions(img: &RgbImage, colour: [u8; 3]) -> (Vec<Region>, Vec<u32>) {
         };
         while let Some(i) = stack.pop() {
             members.push(i);
-            let (x, y) = ((i % w) as u32, (i / w) as u32);
+            let (x, y) = (i % w, i / w);
             r.area += 1;
-            r.x0 = r.x0.min(x);
-            r.y0 = r.y0.min(y);
-            r.x1 = r.x1.max(x + 1);
-            r.y1 = r.y1.max(y + 1);
-            let p = px(i);
-            let mut near = [None; 4];
-            if x > 0 {
-                near[0] = Some(i - 1);
-            }
-            if (x as usize) + 1 < w {
-                near[1] = Some(i + 1);
-            }
-            if y > 0 {
-                near[2] = Some(i - w);
-            }
-            if (y as usize) + 1 < h {
-                near[3] = Some(i + w);
-            }
+            r.x0 = r.x0.min(x as u32);
+            r.y0 = r.y0.min(y as u32);
+            r.x1 = r.x1.max(x as u32 + 1);
+            r.y1 = r.y1.max(y as u32 + 1);
+            let near = [
+                (x > 0).then(|| i - 1),
+                (x + 1 < w).then(|| i + 1),
+                (y > 0).then(|| i - w),
+                (y + 1 < h).then(|| i + w),
+            ];
             for j in near.into_iter().flatten() {
-                let q = px(j);
-                if label[j] == u32::MAX
-                    && !differs_by(q, colour, SHADE_SPAN)
-                    && !differs_by(q, p, SHADE_STEP)
-                {
-                    label[j] = start as u32;
+                if !seen[j] && joins(i, j) {
+                    seen[j] = true;
                     stack.push(j);
                 }
             }
@@ -524,56 +528,10 @@ impl Region {
     }
 }
 
-/// Connected regions (4-neighbour) of a mask of `img`'s size.
+/// Connected regions (4-neighbour, 64 pixels or more) of a mask of
+/// `img`'s size.
 fn regions(img: &RgbImage, mask: &[bool]) -> Vec<Region> {
-    let (w, h) = img.dimensions();
-    let mut seen = vec![false; mask.len()];
-    let mut out = Vec::new();
-    let mut stack = Vec::new();
-    for start in 0..mask.len() {
-        if !mask[start] || seen[start] {
-            continue;
-        }
-        seen[start] = true;
-        stack.push(start);
-        let mut r = Region {
-            area: 0,
-            x0: u32::MAX,
-            y0: u32::MAX,
-            x1: 0,
-            y1: 0,
-        };
-        while let Some(i) = stack.pop() {
-            let (x, y) = ((i as u32) % w, (i as u32) / w);
-            r.area += 1;
-            r.x0 = r.x0.min(x);
-            r.y0 = r.y0.min(y);
-            r.x1 = r.x1.max(x + 1);
-            r.y1 = r.y1.max(y + 1);
-            let mut push = |j: usize| {
-                if mask[j] && !seen[j] {
-                    seen[j] = true;
-                    stack.push(j);
-                }
-            };
-            if x > 0 {
-                push(i - 1);
-            }
-            if x + 1 < w {
-                push(i + 1);
-            }
-            if y > 0 {
-                push(i - w as usize);
-            }
-            if y + 1 < h {
-                push(i + w as usize);
-            }
-        }
-        if r.area >= 64 {
-            out.push(r);
-        }
-    }
-    out
+    flood(img, |i| mask[i], |_, j| mask[j]).0
 }
 
 /// Shrinks a region's box past edge rows and columns that are mostly not the
