@@ -517,6 +517,17 @@ fn shade_ends(
 }
 
 impl Region {
+    /// "the WxH `kind` at X,Y `what`", for why a region is no well.
+    fn described(&self, kind: &str, what: &str) -> String {
+        format!(
+            "the {}x{} {kind} at {},{} {what}",
+            self.x1 - self.x0,
+            self.y1 - self.y0,
+            self.x0,
+            self.y0
+        )
+    }
+
     /// The region's box as a rectangle.
     fn rect(&self) -> Rect {
         Rect {
@@ -729,23 +740,11 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             // half background at least (a tetromino in the preview, its
             // lower row trimmed to, is not).
             if share(well.y0, well.y1) < 0.5 {
-                why = format!(
-                    "the {}x{} box at {},{} is mostly not background",
-                    well.x1 - well.x0,
-                    well.y1 - well.y0,
-                    well.x0,
-                    well.y0
-                );
+                why = well.described("box", "is mostly not background");
                 continue;
             }
             if share(well.y0, well.y0 + top) < 0.85 {
-                why = format!(
-                    "the {}x{} region at {},{} is not background at the top",
-                    well.x1 - well.x0,
-                    well.y1 - well.y0,
-                    well.x0,
-                    well.y0
-                );
+                why = well.described("region", "is not background at the top");
                 continue;
             }
             // A well has walls: half a cell outside its sides (past a thin
@@ -782,13 +781,7 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                     same * 2 > (well.y1 - well.y0) as usize
                 });
             if open_side {
-                why = format!(
-                    "the {}x{} region at {},{} has no walls",
-                    well.x1 - well.x0,
-                    well.y1 - well.y0,
-                    well.x0,
-                    well.y0
-                );
+                why = well.described("region", "has no walls");
                 continue;
             }
             // A shade too slight to matter is a uniform well.
@@ -830,13 +823,7 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                 None
             };
             if let Some(doubt) = doubt {
-                why = format!(
-                    "the {}x{} region at {},{} has {doubt}",
-                    well.x1 - well.x0,
-                    well.y1 - well.y0,
-                    well.x0,
-                    well.y0
-                );
+                why = well.described("region", &format!("has {doubt}"));
                 continue;
             }
             best = Some((r.area, candidate, regs.clone()));
