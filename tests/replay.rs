@@ -198,7 +198,8 @@ fn cli_replay_reports_and_exits_1_on_a_mismatch() {
 /// `gridbot calibrate --game tetris` writes the well's layout (no numbers
 /// typed), and `gridbot read --calibration` reads every Quadrapassel
 /// fixture of that window size with it as labelled; a game-over screen
-/// gives exit code 2 from `calibrate`.
+/// gives exit code 2 from `calibrate`, and so does `read` asked for a well
+/// of 12 columns.
 #[test]
 fn cli_calibrates_a_well_and_reads_with_it() {
     use std::process::Command;
@@ -250,5 +251,13 @@ fn cli_calibrates_a_well_and_reads_with_it() {
         .expect("runs");
     assert_eq!(over.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&over.stderr).contains("no board found"));
+    // `--cols` / `--rows` size the well looked for: no 12-column well here.
+    let wide = Command::new(bin)
+        .args(["read", "--game", "tetris", "--cols", "12"])
+        .arg(dir.join("clean-mid.png"))
+        .output()
+        .expect("runs");
+    assert_eq!(wide.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wide.stderr).contains("no 12x20 well"));
     let _ = std::fs::remove_file(&out);
 }

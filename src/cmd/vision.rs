@@ -715,7 +715,11 @@ fn read_wells(a: &ReadArgs) -> anyhow::Result<i32> {
         let t0 = Instant::now();
         let layout = match fixed {
             Some(l) => l,
-            None => match find_well(&img, 10, 20) {
+            None => match find_well(
+                &img,
+                a.cols.unwrap_or(10) as u32,
+                a.rows.unwrap_or(20) as u32,
+            ) {
                 Ok(l) => l,
                 Err(e) => {
                     eprintln!("{}: {e}", path.display());

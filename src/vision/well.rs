@@ -722,7 +722,14 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
                 );
                 continue;
             }
-            well.y1 = well.y0 + full_h;
+            if well.y1 > well.y0 + full_h + (cell / 2.0) as u32 {
+                // More rows show than the well has (a spawn area above it):
+                // the floor anchors the rows. The bottom row always has a
+                // hole (a full row is cleared), so the region reaches it.
+                well.y0 = well.y1 - full_h;
+            } else {
+                well.y1 = well.y0 + full_h;
+            }
             // The top part of a well holds at most the falling piece: it must
             // be nearly all background (a window background with the well as
             // a hole in it is not).
@@ -1016,6 +1023,43 @@ mod tests {
         let e = find_well(&screen(&[], &[]), 10, 20).expect_err("no block");
         assert!(e.to_string().contains("no block"), "{e}");
         assert!(find_well(&screen(&[(19, 4)], &[]), 10, 20).is_ok());
+    }
+
+    /// A well showing two rows more than the game's 20 (a spawn area
+    /// above it) is read from its floor up: the bottom rows are the ones
+    /// that matter.
+    #[test]
+    fn a_well_taller_than_its_rows_is_read_from_the_floor() {
+        let mut img = RgbImage::from_pixel(400, 520, Rgb([48, 48, 48]));
+        for y in 30..470 {
+            for x in 40..240 {
+                img.put_pixel(x, y, Rgb([0, 0, 0]));
+            }
+        }
+        // Blocks on the floor (the 22nd row shown) and a piece up high.
+        for (r, c) in [(21u32, 0u32), (21, 1), (21, 2), (20, 0), (1, 5), (1, 6)] {
+            for y in 30 + r * 20 + 1..30 + r * 20 + 19 {
+                for x in 40 + c * 20 + 1..40 + c * 20 + 19 {
+                    img.put_pixel(x, y, Rgb([230, 120, 30]));
+                }
+            }
+        }
+        let l = find_well(&img, 10, 20).expect("well");
+        assert_eq!(
+            l.well,
+            Rect {
+                x: 40,
+                y: 70,
+                w: 200,
+                h: 400
+            }
+        );
+        let read = read_well(&img, &l).expect("read");
+        let got: Vec<(u32, u32)> = (0..20)
+            .flat_map(|r| (0..10).map(move |c| (r, c)))
+            .filter(|&(r, c)| read.occupied(r, c))
+            .collect();
+        assert_eq!(got, vec![(18, 0), (19, 0), (19, 1), (19, 2)]);
     }
 
     #[test]
