@@ -97,6 +97,14 @@ impl WellRead {
         Board::from_cells(self.rows as usize, self.cols as usize, cells)
     }
 
+    /// The occupied cells, `(row, col)` in row-major order.
+    pub fn blocks(&self) -> Vec<(u32, u32)> {
+        (0..self.rows)
+            .flat_map(|r| (0..self.cols).map(move |c| (r, c)))
+            .filter(|&(r, c)| self.occupied(r, c))
+            .collect()
+    }
+
     /// Rows as bit masks (bit c = column c), row 0 first (top).
     pub fn row_masks(&self) -> Vec<u32> {
         (0..self.rows)
@@ -880,6 +888,14 @@ mod tests {
     use crate::platform::sim::scale_brightness;
     use image::Rgb;
 
+    /// The well of [`screen`].
+    const WELL: Rect = Rect {
+        x: 40,
+        y: 30,
+        w: 200,
+        h: 400,
+    };
+
     /// A synthetic Tetris screen: grey window, black well at (40, 30) with
     /// 20 px cells, a preview box, blocks at the given cells.
     fn screen(blocks: &[(u32, u32)], preview: &[(u32, u32)]) -> RgbImage {
@@ -952,10 +968,7 @@ mod tests {
                     "{line:?} x{width} ({name})"
                 );
                 let read = read_well(pic, &l).expect("read");
-                let got: Vec<(u32, u32)> = (0..20)
-                    .flat_map(|r| (0..10).map(move |c| (r, c)))
-                    .filter(|&(r, c)| read.occupied(r, c))
-                    .collect();
+                let got = read.blocks();
                 let mut want = blocks.to_vec();
                 want.sort();
                 assert_eq!(got, want, "{line:?} x{width} ({name})");
@@ -982,15 +995,7 @@ mod tests {
             }
         }
         let l = find_well(&img, 10, 20).expect("a shaded well");
-        assert_eq!(
-            l.well,
-            Rect {
-                x: 40,
-                y: 30,
-                w: 200,
-                h: 400
-            }
-        );
+        assert_eq!(l.well, WELL);
         let bottom = l.background_bottom.expect("a shade");
         assert!(
             !differs_by(l.background, [11, 11, 41], 4),
@@ -1003,10 +1008,7 @@ mod tests {
             let read = tracker
                 .read(&scale_brightness(img.clone(), f))
                 .expect("read");
-            let got: Vec<(u32, u32)> = (0..20)
-                .flat_map(|r| (0..10).map(move |c| (r, c)))
-                .filter(|&(r, c)| read.occupied(r, c))
-                .collect();
+            let got = read.blocks();
             let mut want = blocks.to_vec();
             want.sort();
             assert_eq!(got, want, "at {f}");
@@ -1055,10 +1057,7 @@ mod tests {
             }
         );
         let read = read_well(&img, &l).expect("read");
-        let got: Vec<(u32, u32)> = (0..20)
-            .flat_map(|r| (0..10).map(move |c| (r, c)))
-            .filter(|&(r, c)| read.occupied(r, c))
-            .collect();
+        let got = read.blocks();
         assert_eq!(got, vec![(18, 0), (19, 0), (19, 1), (19, 2)]);
     }
 
@@ -1087,15 +1086,7 @@ mod tests {
         ];
         let img = screen(&blocks, &[(0, 1), (1, 0), (1, 1), (1, 2)]);
         let l = find_well(&img, 10, 20).expect("well");
-        assert_eq!(
-            l.well,
-            Rect {
-                x: 40,
-                y: 30,
-                w: 200,
-                h: 400
-            }
-        );
+        assert_eq!(l.well, WELL);
         assert_eq!(
             l.preview,
             Some(Rect {
@@ -1107,10 +1098,7 @@ mod tests {
         );
         let read = read_well(&img, &l).expect("read");
         assert!(read.unsure.is_empty());
-        let mut got: Vec<(u32, u32)> = (0..20)
-            .flat_map(|r| (0..10).map(move |c| (r, c)))
-            .filter(|&(r, c)| read.occupied(r, c))
-            .collect();
+        let mut got = read.blocks();
         got.sort();
         let mut want = blocks.to_vec();
         want.sort();
