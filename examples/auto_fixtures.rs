@@ -159,6 +159,13 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str, how: O
                 })
             })
             .unwrap_or_else(|| "generic".into());
+        // A falling-block directory's well is found on each picture (its
+        // family's own reader, no calibration); every other is read by
+        // `read_auto`, its calibration unused.
+        let well = gridbot::vision::replay::load_fixture_config(&dir)
+            .ok()
+            .map(|(_, r)| r)
+            .filter(|r| matches!(r, FixtureReader::Well { .. }));
         let Ok(pngs) = gridbot::vision::replay::labelled_images(&dir) else {
             continue;
         };
@@ -180,21 +187,16 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str, how: O
                 let _ = img.save(std::path::Path::new(&out).join(file));
             }
             let t = std::time::Instant::now();
-            let got = if matches!(game.as_str(), "tetris" | "falling") {
-                // A well is found on each picture: the falling family's own
-                // reader, with no calibration.
-                FixtureReader::Well { cols: 10, rows: 20 }
-                    .read(&img)
-                    .map(|r| (r, ()))
-            } else {
-                read_auto(&img, &CalibrateOptions::find(&game, Hints::default()))
-                    .map(|(r, _)| (r, ()))
+            let got = match &well {
+                Some(reader) => reader.read(&img),
+                None => read_auto(&img, &CalibrateOptions::find(&game, Hints::default()))
+                    .map(|(r, _)| r),
             };
             let ms = t.elapsed().as_secs_f64() * 1e3;
             let name = png.strip_prefix(root).unwrap_or(&png).display().to_string();
             if let Ok(want) = label.parse::<Board>() {
                 cells_total += want.cells().len();
-                if let Ok((r, _)) = &got {
+                if let Ok(r) = &got {
                     cells += cells_right(&want, &r.board);
                 }
             }
@@ -203,11 +205,11 @@ fn run(root: &std::path::Path, dirs: Vec<std::path::PathBuf>, what: &str, how: O
                     right += 1;
                     "right (refused)".to_string()
                 }
-                ("none", Ok((r, _))) => {
+                ("none", Ok(r)) => {
                     wrong += 1;
                     format!("WRONG: a board on a boardless screen: {}", r.board)
                 }
-                (_, Ok((r, _))) => match label.parse::<Board>() {
+                (_, Ok(r)) => match label.parse::<Board>() {
                     Ok(want) if same_up_to_renaming(&want, &r.board) => {
                         right += 1;
                         "right".to_string()

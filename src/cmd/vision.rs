@@ -635,7 +635,7 @@ fn calibrate_well(a: &CalibrateArgs) -> anyhow::Result<i32> {
             .background_bottom
             .map(|b| format!(" shading to {b:?} at the bottom"))
             .unwrap_or_default(),
-        read.cells.iter().filter(|c| c.is_some()).count(),
+        read.blocks().len(),
         read.unsure.len(),
         layout
             .preview
@@ -702,10 +702,13 @@ fn read_wells(a: &ReadArgs) -> anyhow::Result<i32> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read {}", p.display()))?;
-            Some(
-                toml::from_str(&text)
-                    .with_context(|| format!("{}: not a well layout", p.display()))?,
-            )
+            Some(toml::from_str(&text).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not a well layout: {}",
+                    p.display(),
+                    e.message().replace('\n', " ")
+                )
+            })?)
         }
         None => None,
     };

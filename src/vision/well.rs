@@ -696,8 +696,12 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             }
             // The seed colour is a bin's mean, which may lie between the
             // well's colour and a frame a few shades off (a brightened
-            // capture): trim by the region's own most common colour.
-            let colour = dominant(img, *r, colour, same);
+            // capture): trim by the region's own most common colour (a
+            // shaded well is trimmed by its shade).
+            let colour = match pass {
+                Pass::Shaded => colour,
+                _ => dominant(img, *r, colour, same),
+            };
             let mut well = match pass {
                 // Trimmed by the shade fitted over the whole region: a
                 // frame whose anti-aliased edge joined the region is off the
@@ -821,12 +825,9 @@ pub fn find_well(img: &RgbImage, cols: u32, rows: u32) -> Result<WellLayout, Vis
             let top_rows = rows * 3 / 10;
             let (blocks, blocks_on_top, unsure) =
                 read_well(img, &candidate).map_or((0, u32::MAX, u32::MAX), |read| {
-                    let on_top = (0..top_rows)
-                        .flat_map(|r| (0..cols).map(move |c| (r, c)))
-                        .filter(|&(r, c)| read.occupied(r, c))
-                        .count() as u32;
-                    let blocks = read.cells.iter().filter(|c| c.is_some()).count() as u32;
-                    (blocks, on_top, read.unsure.len() as u32)
+                    let blocks = read.blocks();
+                    let on_top = blocks.iter().filter(|&&(r, _)| r < top_rows).count();
+                    (blocks.len() as u32, on_top as u32, read.unsure.len() as u32)
                 });
             let doubt = if blocks == 0 {
                 Some("no block".to_string())
