@@ -261,3 +261,60 @@ fn cli_calibrates_a_well_and_reads_with_it() {
     assert!(String::from_utf8_lossy(&wide.stderr).contains("no 12x20 well"));
     let _ = std::fs::remove_file(&out);
 }
+
+/// True when `got` is `want` up to a one-to-one renaming of colours (a
+/// board read with no calibration numbers its colours as it meets them).
+fn same_up_to_renaming(want: &Board, got: &Board) -> bool {
+    if (want.rows(), want.cols()) != (got.rows(), got.cols()) {
+        return false;
+    }
+    let mut pairs = std::collections::HashMap::new();
+    let mut back = std::collections::HashMap::new();
+    want.cells()
+        .iter()
+        .zip(got.cells())
+        .all(|(&w, &g)| *pairs.entry(w).or_insert(g) == g && *back.entry(g).or_insert(w) == w)
+}
+
+/// Boards drawn with lines between their cells, read with no calibration
+/// from captures scaled down and blurred: a lattice of part of the board
+/// (the cells whose lines the blur left sharp enough) took the first line
+/// past it for the board's frame and read as a smaller board (Five or More
+/// 9x9 as 6x8, Four-in-a-row 6x7 as 4x7, Swell Foop's large board 15x20 as
+/// 15x19). A line a pitch from another of its colour is the grid going on
+/// (`line_goes_on` in `vision::calibrate`).
+#[test]
+fn grid_lines_past_a_lattice_are_no_frame() {
+    use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
+    use gridbot::vision::find::Hints;
+    let root = fixtures_root();
+    for (file, game, how) in [
+        (
+            "uncalibrated/five-or-more/balls-medium-start",
+            "match3",
+            "half+bright+blur",
+        ),
+        (
+            "uncalibrated/four-in-a-row/t4-win",
+            "match3",
+            "half+bright+blur",
+        ),
+        ("swellfoop-large/c3-mid", "samegame", "flat+blur"),
+    ] {
+        let png = root.join(format!("{file}.png"));
+        let img = gridbot::vision::load_image(&png).expect("fixture loads");
+        let want: Board = std::fs::read_to_string(png.with_extension("txt"))
+            .expect("label")
+            .trim()
+            .parse()
+            .expect("board label");
+        let changed = resample::resampled(&img, how).expect("known change");
+        let got = read_auto(&changed, &CalibrateOptions::find(game, Hints::default()))
+            .unwrap_or_else(|e| panic!("{file} ({how}): {e}"));
+        assert!(
+            same_up_to_renaming(&want, &got.0.board),
+            "{file} ({how}): want {want}, got {}",
+            got.0.board
+        );
+    }
+}

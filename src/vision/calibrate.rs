@@ -3845,7 +3845,9 @@ fn frame_distances(
         (false, true) => (g.left - g.gap_x / 2.0, -1.0),
         (false, false) => (g.left + cal.cols as f64 * g.pitch_x() - g.gap_x / 2.0, 1.0),
     };
+    let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
     let mut found = Vec::with_capacity(3 * along);
+    let mut lines = Vec::with_capacity(3 * along);
     for i in 0..along {
         for t in [0.25, 0.5, 0.75] {
             let at = |d: f64| {
@@ -3856,20 +3858,86 @@ fn frame_distances(
                     (e, g.top + (i as f64 + t) * g.pitch_y())
                 }
             };
+            let lab_d = |d: usize| lab_at(img, at(d as f64).0, at(d as f64).1);
+            let unlike_at = |d: usize, tight: bool| lab_d(d).map(|lab| e.unlike(cal, lab, tight));
             let first = |tight: bool| {
-                (1..=reach).find_map(|d| {
-                    let (x, y) = at(d as f64);
-                    match lab_at(img, x, y) {
-                        None => Some((d, false)),
-                        Some(lab) => e.unlike(cal, lab, tight).then_some((d, true)),
-                    }
+                (1..=reach).find_map(|d| match unlike_at(d, tight) {
+                    None => Some((d, false)),
+                    Some(u) => u.then_some((d, true)),
                 })
             };
-            found.push(first(false).or_else(|| e.tight.and_then(|_| first(true))));
+            let hit = first(false)
+                .map(|f| (f, false))
+                .or_else(|| e.tight.and_then(|_| first(true).map(|f| (f, true))));
+            lines.push(match hit {
+                Some(((d, true), tight)) => line_goes_on(d, pitch, |d| unlike_at(d, tight), lab_d),
+                _ => None,
+            });
+            found.push(hit.map(|h| h.0));
+        }
+    }
+    // Lines between cells are straight: the same two lines at nearly every
+    // point of the side (grain on a backdrop makes some at random).
+    let seen: Vec<(usize, usize)> = lines.iter().flatten().copied().collect();
+    if 10 * seen.len() >= 9 * found.len() {
+        let median = |mut v: Vec<usize>| {
+            v.sort_unstable();
+            v[v.len() / 2]
+        };
+        let first = median(seen.iter().map(|l| l.0).collect());
+        let next = median(seen.iter().map(|l| l.1).collect());
+        let straight = seen
+            .iter()
+            .filter(|l| l.0.abs_diff(first) <= 1 && l.1.abs_diff(next) <= 2)
+            .count();
+        if 10 * straight >= 9 * found.len() {
+            found.iter_mut().for_each(|f| *f = None);
         }
     }
     found
 }
+
+/// Where the line unlike the empty cells met `d` pixels past a side
+/// (`unlike(d)`: None off the picture; `lab(d)` its colour) and the next
+/// one are, when they look like lines between cells of a grid going on
+/// past the lattice, not the board's frame: the empty colour comes back within a third of a `pitch` and
+/// another line of the same colour follows a pitch from the first (a lattice over part of a board drawn with grid lines, Five or
+/// More blurred: its frame was taken at the first line past it). Not the
+/// window's edge a pitch beyond a board's black frame (Iagno).
+fn line_goes_on(
+    d: usize,
+    pitch: f64,
+    unlike: impl Fn(usize) -> Option<bool>,
+    lab: impl Fn(usize) -> Option<Lab>,
+) -> Option<(usize, usize)> {
+    let thin = d + (pitch / 3.0).max(2.0) as usize;
+    let back = (d + 1..=thin).find(|&x| unlike(x) == Some(false))?;
+    let slack = (0.15 * pitch).max(2.0);
+    let (lo, hi) = (
+        (d as f64 + pitch - slack).max(back as f64 + 1.0),
+        d as f64 + pitch + slack,
+    );
+    let next = (back + 1..=hi as usize).find(|&x| unlike(x) != Some(false))?;
+    // The next line: as wide as the first (what follows it is not looked
+    // at: the board's frame may come right after its last line).
+    let end = next + (back - d).max(1);
+    // Each line's colour where it stands out most from the empty colour
+    // between them (a blurred line's edges are blends).
+    let empty = lab(back)?;
+    let core = |from: usize, to: usize| {
+        (from..to)
+            .filter_map(&lab)
+            .max_by(|a, b| delta_e(*a, empty).total_cmp(&delta_e(*b, empty)))
+    };
+    let alike = match (core(d, back), core(next, end)) {
+        (Some(a), Some(b)) => delta_e(a, b) <= LINE_ALIKE,
+        _ => false,
+    };
+    (next as f64 >= lo && unlike(next) == Some(true) && alike).then_some((d, next))
+}
+
+/// Largest ΔE between two lines of one grid ([`line_goes_on`]).
+const LINE_ALIKE: f32 = 15.0;
 
 /// True when the board's frame is seen on all four sides of the lattice
 /// within a line ([`frame_within_a_line`]'s reach), on the picture (its
@@ -6418,5 +6486,68 @@ mod tests {
         assert_ne!(assign[0], assign[1]);
         let (_, centres) = kmeans(&pts, Some(3), 20.0);
         assert_eq!(centres.len(), 3);
+    }
+
+    /// A profile past a side: `line` where a grid line is, else empty.
+    fn goes_on(profile: &[Lab], d: usize, pitch: f64) -> Option<(usize, usize)> {
+        let empty = [60.0, 0.0, -20.0];
+        line_goes_on(
+            d,
+            pitch,
+            |x| profile.get(x).map(|&l| delta_e(l, empty) > 5.0),
+            |x| profile.get(x).copied(),
+        )
+    }
+
+    #[test]
+    fn a_line_a_pitch_from_its_like_is_the_grid_going_on() {
+        let (empty, line) = ([60.0, 0.0, -20.0], [45.0, 0.0, -20.0]);
+        let black = [5.0, 0.0, 0.0];
+        let grey = [75.0, 0.0, 0.0];
+        // Lines 3 px wide at 1..4 and 34..37, a pitch of 33.
+        let grid: Vec<Lab> = (0..60)
+            .map(|x| {
+                if (1..4).contains(&(x % 33)) {
+                    line
+                } else {
+                    empty
+                }
+            })
+            .collect();
+        assert_eq!(goes_on(&grid, 1, 33.0), Some((1, 34)));
+        // The same line followed by the board's frame: still a line of the
+        // grid (its last cells lie between them).
+        let mut last = grid.clone();
+        last[37..].iter_mut().for_each(|l| *l = black);
+        assert_eq!(goes_on(&last, 1, 33.0), Some((1, 34)));
+        // A frame (no line a pitch on), a thick band, a line of another
+        // colour a pitch on (a window's edge past a black frame), a line
+        // at two thirds of a pitch: no grid.
+        let frame: Vec<Lab> = (0..60)
+            .map(|x| if x >= 1 { black } else { empty })
+            .collect();
+        assert_eq!(goes_on(&frame, 1, 33.0), None);
+        let lone: Vec<Lab> = (0..60)
+            .map(|x| if (1..4).contains(&x) { line } else { empty })
+            .collect();
+        assert_eq!(goes_on(&lone, 1, 33.0), None);
+        let edge: Vec<Lab> = (0..60)
+            .map(|x| match x {
+                1..=4 => black,
+                34..=35 => grey,
+                _ => empty,
+            })
+            .collect();
+        assert_eq!(goes_on(&edge, 1, 33.0), None);
+        let near: Vec<Lab> = (0..60)
+            .map(|x| {
+                if (1..4).contains(&x) || (23..26).contains(&x) {
+                    line
+                } else {
+                    empty
+                }
+            })
+            .collect();
+        assert_eq!(goes_on(&near, 1, 33.0), None);
     }
 }
