@@ -285,10 +285,7 @@ fn same_up_to_renaming(want: &Board, got: &Board) -> bool {
 /// (`line_goes_on` in `vision::calibrate`).
 #[test]
 fn grid_lines_past_a_lattice_are_no_frame() {
-    use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
-    use gridbot::vision::find::Hints;
-    let root = fixtures_root();
-    for (file, game, how) in [
+    reads_right_resampled(&[
         (
             "uncalibrated/five-or-more/balls-medium-start",
             "match3",
@@ -300,7 +297,25 @@ fn grid_lines_past_a_lattice_are_no_frame() {
             "half+bright+blur",
         ),
         ("swellfoop-large/c3-mid", "samegame", "flat+blur"),
-    ] {
+    ]);
+}
+
+/// KDiamond's gems warmed and dimmed: two of its hues came within the
+/// split distance of their mean and k-means left them in one colour (read
+/// as a wrong board). A cluster of two hues with a gap between them is two
+/// colours (`split_two_modes` in `vision::calibrate`).
+#[test]
+fn two_hues_in_one_cluster_are_two_colours() {
+    reads_right_resampled(&[("uncalibrated/kdiamond/veryhard", "match3", "warm+dim")]);
+}
+
+/// Each (fixture, game, resampling) reads as labelled with no calibration,
+/// up to a renaming of colours.
+fn reads_right_resampled(cases: &[(&str, &str, &str)]) {
+    use gridbot::vision::calibrate::{read_auto, CalibrateOptions};
+    use gridbot::vision::find::Hints;
+    let root = fixtures_root();
+    for &(file, game, how) in cases {
         let png = root.join(format!("{file}.png"));
         let img = gridbot::vision::load_image(&png).expect("fixture loads");
         let want: Board = std::fs::read_to_string(png.with_extension("txt"))

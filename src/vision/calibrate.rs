@@ -394,6 +394,7 @@ fn cluster(members: &[Member], colours: Option<usize>, p: &CalibrateParams) -> V
     if colours.is_none() {
         let limits = (p.shade_hue, p.split_distance);
         split_outliers(&points, &cells, &mut assign, &mut centres, limits);
+        split_two_modes(&points, &mut assign, limits);
         merge_overlapping(&points, &mut assign, p.split_distance);
         merge_lone(&points, &mut assign, p.split_distance);
     }
@@ -884,6 +885,101 @@ fn split_outliers(
         }
     }
 }
+
+/// Splits each cluster whose cells are two tight groups with a gap between
+/// them: two colours that k-means left in one centre because the centre,
+/// between them, lies within the split distance of both (Five or More's
+/// red and orange balls dimmed by a quarter: 26 ΔE apart, each about 12
+/// from their mean; [`split_outliers`] sees no outliers from such a
+/// centre). The cluster is cut in two by 2-means; the parts split when
+/// each holds [`MODE_SHARE`] of its cells (2 at least), their colours lie
+/// [`MODE_GAP`] times the sum of their reaches (each part's 90th percentile
+/// distance to its colour) apart and at least three quarters of the split
+/// distance, and they are two hues (each of [`HUED_MODE`] chroma or more,
+/// more than `hue` degrees apart: not a hover, a dimmed group, or a flat
+/// black beside a dark colour). A colour shaded across the board varies
+/// without a gap and stays one.
+fn split_two_modes(points: &[Lab], assign: &mut [usize], (hue, split): (f32, f32)) {
+    let n = assign.iter().copied().max().map_or(0, |m| m + 1);
+    for j in 0..n {
+        let members: Vec<usize> = (0..points.len()).filter(|&i| assign[i] == j).collect();
+        if members.len() < 4 {
+            continue;
+        }
+        let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
+        let (mean, _) = robust_centre(&labs);
+        // 2-means seeded by the farthest cell and the one farthest from it.
+        let far = |from: Lab| {
+            labs.iter()
+                .copied()
+                .max_by(|a, b| delta_e(*a, from).total_cmp(&delta_e(*b, from)))
+                .unwrap_or(from)
+        };
+        let mut c = [far(mean), far(far(mean))];
+        let mut side = vec![0usize; labs.len()];
+        for _ in 0..12 {
+            for (k, l) in labs.iter().enumerate() {
+                side[k] = usize::from(delta_e(*l, c[1]) < delta_e(*l, c[0]));
+            }
+            for (s, centre) in c.iter_mut().enumerate() {
+                let part: Vec<Lab> = (0..labs.len())
+                    .filter(|&k| side[k] == s)
+                    .map(|k| labs[k])
+                    .collect();
+                if !part.is_empty() {
+                    *centre = robust_centre(&part).0;
+                }
+            }
+        }
+        let n1 = side.iter().sum::<usize>();
+        let n0 = labs.len() - n1;
+        let least = ((MODE_SHARE * labs.len() as f32).ceil() as usize).max(2);
+        let gap = delta_e(c[0], c[1]);
+        // Where each cell lies on the line from one part's colour to the
+        // other's (0 and 1 at the colours): few in the middle, a gap.
+        let axis = [c[1][0] - c[0][0], c[1][1] - c[0][1], c[1][2] - c[0][2]];
+        let middle = labs
+            .iter()
+            .filter(|l| {
+                let t =
+                    (0..3).map(|i| (l[i] - c[0][i]) * axis[i]).sum::<f32>() / (gap * gap).max(1e-6);
+                (0.5 - t).abs() < MODE_MIDDLE
+            })
+            .count();
+        let empty_gap = middle as f32 <= MODE_EMPTY * labs.len() as f32;
+        let hues =
+            chroma(c[0]) >= HUED_MODE && chroma(c[1]) >= HUED_MODE && !shade_of(c[0], c[1], hue);
+        if n0.min(n1) >= least && empty_gap && gap >= 0.75 * split && hues {
+            for (k, &i) in members.iter().enumerate() {
+                if side[k] == 1 {
+                    assign[i] = n + j;
+                }
+            }
+        }
+    }
+    // Close the numbering's holes (clusters are numbered 0..n).
+    let mut used: Vec<usize> = assign.to_vec();
+    used.sort_unstable();
+    used.dedup();
+    for a in assign.iter_mut() {
+        *a = used.partition_point(|&u| u < *a);
+    }
+}
+
+/// Least chroma of each part's colour for [`split_two_modes`]: two hues
+/// are split, not a grey from a black or a colour from its own shade.
+const HUED_MODE: f32 = 10.0;
+
+/// Share of a cluster's cells each part needs for [`split_two_modes`].
+const MODE_SHARE: f32 = 0.15;
+
+/// Half the width of the middle of the way between two parts' colours
+/// that [`split_two_modes`] looks in (a quarter of the way, centred).
+const MODE_MIDDLE: f32 = 0.125;
+
+/// Most cells, as a share of the cluster, in that middle for a gap (a
+/// colour varying evenly puts a quarter of its cells there).
+const MODE_EMPTY: f32 = 0.05;
 
 /// True when `cells` (screenshot, cell) are one group: all of one
 /// screenshot, each reached from the first through cells of the group
@@ -6410,6 +6506,56 @@ mod tests {
         let mut assign: Vec<usize> = (0..6).map(|i| i / 3).collect();
         merge_overlapping(&pts, &mut assign, 20.0);
         assert_ne!(assign[0], assign[3]);
+    }
+
+    #[test]
+    fn two_hues_in_one_cluster_split_and_a_shaded_colour_stays_one() {
+        // Red and orange as Five or More's balls dimmed: 17 apart, each
+        // spread over about 5 (a ball's highlight), in one k-means cluster.
+        let spread = |c: Lab, k: usize| -> Lab {
+            let d = [
+                [0.0, 0.0, 0.0],
+                [4.0, 2.0, 0.0],
+                [-3.0, 0.0, 3.0],
+                [0.0, -4.0, -2.0],
+            ][k % 4];
+            [c[0] + d[0], c[1] + d[1], c[2] + d[2]]
+        };
+        let (red, orange) = ([50.0, 19.0, 8.0], [54.0, 6.0, 19.0]);
+        let mut pts: Vec<Lab> = (0..12).map(|k| spread(red, k)).collect();
+        pts.extend((0..10).map(|k| spread(orange, k)));
+        let mut assign = vec![0usize; pts.len()];
+        split_two_modes(&pts, &mut assign, (20.0, 20.0));
+        assert!(assign[..12].iter().all(|&a| a == assign[0]));
+        assert!(assign[12..].iter().all(|&a| a == assign[12]));
+        assert_ne!(assign[0], assign[12]);
+        // Hues going evenly from orange-red to yellow-green, 40 apart end
+        // to end (no gap): one cluster; with the middle taken out, two.
+        let sweep: Vec<Lab> = (0..22)
+            .map(|k| [50.0, 30.0 - 40.0 * k as f32 / 21.0, 20.0])
+            .collect();
+        let mut assign = vec![0usize; sweep.len()];
+        split_two_modes(&sweep, &mut assign, (20.0, 20.0));
+        assert!(assign.iter().all(|&a| a == 0));
+        let ends: Vec<Lab> = sweep
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !(7..15).contains(k))
+            .map(|(_, l)| *l)
+            .collect();
+        let mut assign = vec![0usize; ends.len()];
+        split_two_modes(&ends, &mut assign, (20.0, 20.0));
+        assert_ne!(assign[0], assign[ends.len() - 1]);
+        // A flat black beside a dark purple, 20 apart: no two hues, one
+        // cluster (the labels of other clusters kept).
+        let mut pts: Vec<Lab> = vec![[4.3, 0.0, 0.0]; 6];
+        pts.extend((0..16).map(|k| spread([20.0, 9.0, -9.0], k)));
+        pts.push([70.0, -40.0, 30.0]);
+        let mut assign = vec![0usize; pts.len()];
+        assign[22] = 1;
+        split_two_modes(&pts, &mut assign, (20.0, 20.0));
+        assert!(assign[..22].iter().all(|&a| a == 0));
+        assert_eq!(assign[22], 1);
     }
 
     #[test]
