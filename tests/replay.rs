@@ -300,6 +300,19 @@ fn grid_lines_past_a_lattice_are_no_frame() {
     ]);
 }
 
+/// Collapse boards with their last column emptied, scaled to 0.6 and
+/// blurred: the blur of the full column before it spilled a pixel past the
+/// lattice and was taken for the board's frame (Swell Foop 10x15 read as
+/// 10x14, 15x20 as 15x19). A blend of the outer tile and the empty colour
+/// just past the edge is no frame (`blend_of` in `vision::calibrate`).
+#[test]
+fn a_tiles_blur_past_the_edge_is_no_frame() {
+    reads_right_resampled(&[
+        ("swellfoop-normal/c3-hover", "samegame", "half+bright+blur"),
+        ("swellfoop-large/c3-mid", "samegame", "half+bright+blur"),
+    ]);
+}
+
 /// KDiamond's gems warmed and dimmed: two of its hues came within the
 /// split distance of their mean and k-means left them in one colour (read
 /// as a wrong board). A cluster of two hues with a gap between them is two

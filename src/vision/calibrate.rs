@@ -3857,6 +3857,14 @@ impl Emptiness {
         }
     }
 
+    /// The board's empty colour: its own when measured, else the palette's
+    /// first.
+    fn colour(&self, cal: &Calibration) -> Option<Lab> {
+        self.inside
+            .map(|i| i.0)
+            .or_else(|| cal.palette.empty.first().copied())
+    }
+
     /// True when `lab` is unlike the board's empty cells (by the `tight`
     /// nearness when asked and known).
     fn unlike(&self, cal: &Calibration, lab: Lab, tight: bool) -> bool {
@@ -3956,9 +3964,15 @@ fn frame_distances(
             };
             let lab_d = |d: usize| lab_at(img, at(d as f64).0, at(d as f64).1);
             let unlike_at = |d: usize, tight: bool| lab_d(d).map(|lab| e.unlike(cal, lab, tight));
+            // The outer cell's colour, half a pitch inside the edge: the
+            // blur of a tile there spills past the edge as a blend of it
+            // and the empty colour, no frame.
+            let tile = lab_at(img, at(-0.5 * pitch).0, at(-0.5 * pitch).1);
+            let halo = (pitch * HALO_SHARE).max(2.0) as usize;
             let first = |tight: bool| {
                 (1..=reach).find_map(|d| match unlike_at(d, tight) {
                     None => Some((d, false)),
+                    Some(true) if d <= halo && blend_of(lab_d(d), tile, e.colour(cal)) => None,
                     Some(u) => u.then_some((d, true)),
                 })
             };
@@ -3992,6 +4006,38 @@ fn frame_distances(
     }
     found
 }
+
+/// Share of a pitch past a side within which a blend of the outer tile and
+/// the empty colour is the tile's blur ([`blend_of`]), not a frame.
+const HALO_SHARE: f64 = 0.1;
+
+/// True when `p` lies on the way from the empty colour `empty` to a tile's
+/// colour `tile` (projected between a twentieth of the way and the tile,
+/// within [`HALO_OFF`] of the line), the tile being unlike the empty colour
+/// by twice that: the blur of a tile past its edge (a collapse board's full
+/// last column blurred by scaling, its frame taken a pixel past it, an
+/// empty column beyond it lost: Swell Foop at 0.6 and blurred read 10x14).
+fn blend_of(p: Option<Lab>, tile: Option<Lab>, empty: Option<Lab>) -> bool {
+    let (Some(p), Some(t), Some(e)) = (p, tile, empty) else {
+        return false;
+    };
+    let len = delta_e(t, e);
+    if len < 2.0 * HALO_OFF {
+        return false;
+    }
+    let axis = [t[0] - e[0], t[1] - e[1], t[2] - e[2]];
+    let along = (0..3).map(|i| (p[i] - e[i]) * axis[i]).sum::<f32>() / (len * len);
+    let foot = [
+        e[0] + along * axis[0],
+        e[1] + along * axis[1],
+        e[2] + along * axis[2],
+    ];
+    (0.05..=1.0).contains(&along) && delta_e(p, foot) <= HALO_OFF
+}
+
+/// Farthest a blur's colour lies from the line between a tile's colour and
+/// the empty one ([`blend_of`]).
+const HALO_OFF: f32 = 6.0;
 
 /// Where the line unlike the empty cells met `d` pixels past a side
 /// (`unlike(d)`: None off the picture; `lab(d)` its colour) and the next
@@ -6506,6 +6552,25 @@ mod tests {
         let mut assign: Vec<usize> = (0..6).map(|i| i / 3).collect();
         merge_overlapping(&pts, &mut assign, 20.0);
         assert_ne!(assign[0], assign[3]);
+    }
+
+    #[test]
+    fn a_blend_of_a_tile_and_the_empty_colour_is_its_blur() {
+        let (black, green) = ([0.0, 0.0, 0.0], [60.0, -50.0, 40.0]);
+        let blend = |f: f32| [60.0 * f, -50.0 * f, 40.0 * f];
+        assert!(blend_of(Some(blend(0.3)), Some(green), Some(black)));
+        assert!(blend_of(Some(blend(0.9)), Some(green), Some(black)));
+        // A grey frame past the tile, the tile's own colour far past it,
+        // the empty colour itself, a tile too near the empty colour: no.
+        assert!(!blend_of(Some([30.0, 0.0, 0.0]), Some(green), Some(black)));
+        assert!(!blend_of(Some(blend(1.3)), Some(green), Some(black)));
+        assert!(!blend_of(Some(blend(0.01)), Some(green), Some(black)));
+        assert!(!blend_of(
+            Some([4.0, 0.0, 0.0]),
+            Some([8.0, 0.0, 0.0]),
+            Some(black)
+        ));
+        assert!(!blend_of(None, Some(green), Some(black)));
     }
 
     #[test]
