@@ -206,29 +206,29 @@ fn cli_calibrates_a_well_and_reads_with_it() {
     let dir = fixtures_root().join("quadrapassel");
     let out = std::env::temp_dir().join(format!("gridbot-well-{}.toml", std::process::id()));
     let bin = env!("CARGO_BIN_EXE_gridbot");
-    let run = Command::new(bin)
-        .args(["calibrate", "--game", "tetris", "--image"])
-        .arg(dir.join("clean-mid.png"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .expect("runs");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    // Runs `cmd`, which must succeed.
+    let succeeds = |cmd: &mut Command| {
+        let out = cmd.output().expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    succeeds(
+        Command::new(bin)
+            .args(["calibrate", "--game", "tetris", "--image"])
+            .arg(dir.join("clean-mid.png"))
+            .arg("--out")
+            .arg(&out),
     );
     let same_size = ["clean-mid", "clean-start", "plain-mid", "tangoflat-mid"];
-    let read = Command::new(bin)
-        .args(["read", "--game", "tetris", "--calibration"])
-        .arg(&out)
-        .args(same_size.map(|n| dir.join(format!("{n}.png"))))
-        .output()
-        .expect("runs");
-    assert!(
-        read.status.success(),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
+    let read = succeeds(
+        Command::new(bin)
+            .args(["read", "--game", "tetris", "--calibration"])
+            .arg(&out)
+            .args(same_size.map(|n| dir.join(format!("{n}.png")))),
     );
     let got: Vec<String> = String::from_utf8_lossy(&read.stdout)
         .lines()

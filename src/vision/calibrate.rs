@@ -33,7 +33,7 @@ use image::RgbImage;
 
 use super::classify::{own_split, read_board, read_cells, CellReading};
 use super::colour::{
-    chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
+    along, chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
 use super::find::{
     few_candidates, find_candidates, find_grid, sparse_candidates, FindParams, FoundGrid, Hints,
@@ -892,13 +892,14 @@ fn split_outliers(
 /// red and orange balls dimmed by a quarter: 26 ΔE apart, each about 12
 /// from their mean; [`split_outliers`] sees no outliers from such a
 /// centre). The cluster is cut in two by 2-means; the parts split when
-/// each holds [`MODE_SHARE`] of its cells (2 at least), their colours lie
-/// [`MODE_GAP`] times the sum of their reaches (each part's 90th percentile
-/// distance to its colour) apart and at least three quarters of the split
-/// distance, and they are two hues (each of [`HUED_MODE`] chroma or more,
-/// more than `hue` degrees apart: not a hover, a dimmed group, or a flat
-/// black beside a dark colour). A colour shaded across the board varies
-/// without a gap and stays one.
+/// each holds [`MODE_SHARE`] of its cells (2 at least), at most
+/// [`MODE_EMPTY`] of the cells lie in the middle of the way from one part's
+/// colour to the other's ([`MODE_MIDDLE`]: a gap), the colours lie at
+/// least three quarters of the split distance apart, and they are two
+/// hues (each of [`HUED_MODE`] chroma or more, more than `hue` degrees
+/// apart: not a hover, a dimmed group, or a flat black beside a dark
+/// colour). A colour shaded across the board varies without a gap and
+/// stays one.
 fn split_two_modes(points: &[Lab], assign: &mut [usize], (hue, split): (f32, f32)) {
     let n = assign.iter().copied().max().map_or(0, |m| m + 1);
     for j in 0..n {
@@ -937,14 +938,9 @@ fn split_two_modes(points: &[Lab], assign: &mut [usize], (hue, split): (f32, f32
         let gap = delta_e(c[0], c[1]);
         // Where each cell lies on the line from one part's colour to the
         // other's (0 and 1 at the colours): few in the middle, a gap.
-        let axis = [c[1][0] - c[0][0], c[1][1] - c[0][1], c[1][2] - c[0][2]];
         let middle = labs
             .iter()
-            .filter(|l| {
-                let t =
-                    (0..3).map(|i| (l[i] - c[0][i]) * axis[i]).sum::<f32>() / (gap * gap).max(1e-6);
-                (0.5 - t).abs() < MODE_MIDDLE
-            })
+            .filter(|&&l| (0.5 - along(l, c[0], c[1]).0).abs() < MODE_MIDDLE)
             .count();
         let empty_gap = middle as f32 <= MODE_EMPTY * labs.len() as f32;
         let hues =
@@ -3950,6 +3946,8 @@ fn frame_distances(
         (false, false) => (g.left + cal.cols as f64 * g.pitch_x() - g.gap_x / 2.0, 1.0),
     };
     let pitch = if rows { g.pitch_y() } else { g.pitch_x() };
+    let halo = (pitch * HALO_SHARE).max(2.0) as usize;
+    let empty = e.colour(cal);
     let mut found = Vec::with_capacity(3 * along);
     let mut lines = Vec::with_capacity(3 * along);
     for i in 0..along {
@@ -3962,17 +3960,20 @@ fn frame_distances(
                     (e, g.top + (i as f64 + t) * g.pitch_y())
                 }
             };
-            let lab_d = |d: usize| lab_at(img, at(d as f64).0, at(d as f64).1);
+            let lab_past = |d: f64| {
+                let (x, y) = at(d);
+                lab_at(img, x, y)
+            };
+            let lab_d = |d: usize| lab_past(d as f64);
             let unlike_at = |d: usize, tight: bool| lab_d(d).map(|lab| e.unlike(cal, lab, tight));
             // The outer cell's colour, half a pitch inside the edge: the
             // blur of a tile there spills past the edge as a blend of it
             // and the empty colour, no frame.
-            let tile = lab_at(img, at(-0.5 * pitch).0, at(-0.5 * pitch).1);
-            let halo = (pitch * HALO_SHARE).max(2.0) as usize;
+            let tile = lab_past(-0.5 * pitch);
             let first = |tight: bool| {
                 (1..=reach).find_map(|d| match unlike_at(d, tight) {
                     None => Some((d, false)),
-                    Some(true) if d <= halo && blend_of(lab_d(d), tile, e.colour(cal)) => None,
+                    Some(true) if d <= halo && blend_of(lab_d(d), tile, empty) => None,
                     Some(u) => u.then_some((d, true)),
                 })
             };
@@ -4025,14 +4026,16 @@ fn blend_of(p: Option<Lab>, tile: Option<Lab>, empty: Option<Lab>) -> bool {
     if len < 2.0 * HALO_OFF {
         return false;
     }
+    // Not `colour::along`: its rounding differs in the last bit, and one
+    // synthetic case (sparse 7313, a framed board) turns on it.
     let axis = [t[0] - e[0], t[1] - e[1], t[2] - e[2]];
-    let along = (0..3).map(|i| (p[i] - e[i]) * axis[i]).sum::<f32>() / (len * len);
+    let way = (0..3).map(|i| (p[i] - e[i]) * axis[i]).sum::<f32>() / (len * len);
     let foot = [
-        e[0] + along * axis[0],
-        e[1] + along * axis[1],
-        e[2] + along * axis[2],
+        e[0] + way * axis[0],
+        e[1] + way * axis[1],
+        e[2] + way * axis[2],
     ];
-    (0.05..=1.0).contains(&along) && delta_e(p, foot) <= HALO_OFF
+    (0.05..=1.0).contains(&way) && delta_e(p, foot) <= HALO_OFF
 }
 
 /// Farthest a blur's colour lies from the line between a tile's colour and
@@ -4042,10 +4045,11 @@ const HALO_OFF: f32 = 6.0;
 /// Where the line unlike the empty cells met `d` pixels past a side
 /// (`unlike(d)`: None off the picture; `lab(d)` its colour) and the next
 /// one are, when they look like lines between cells of a grid going on
-/// past the lattice, not the board's frame: the empty colour comes back within a third of a `pitch` and
-/// another line of the same colour follows a pitch from the first (a lattice over part of a board drawn with grid lines, Five or
-/// More blurred: its frame was taken at the first line past it). Not the
-/// window's edge a pitch beyond a board's black frame (Iagno).
+/// past the lattice, not the board's frame: the empty colour comes back
+/// within a third of a `pitch` and another line of the same colour follows
+/// a pitch from the first (a lattice over part of a board drawn with grid
+/// lines, Five or More blurred: its frame was taken at the first line past
+/// it). Not the window's edge a pitch beyond a board's black frame (Iagno).
 fn line_goes_on(
     d: usize,
     pitch: f64,

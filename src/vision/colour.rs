@@ -107,6 +107,25 @@ pub fn delta_e(p: Lab, q: Lab) -> f32 {
     (dl * dl + da * da + db * db).sqrt()
 }
 
+/// Where `p` projects on the way from `from` to `to`: 0 at `from`, 1 at
+/// `to` (0 when the two are one colour), and the point it projects to.
+pub fn along(p: Lab, from: Lab, to: Lab) -> (f32, Lab) {
+    let axis = [to[0] - from[0], to[1] - from[1], to[2] - from[2]];
+    let len2: f32 = axis.iter().map(|a| a * a).sum();
+    if len2 <= 0.0 {
+        return (0.0, from);
+    }
+    let t = (0..3).map(|i| (p[i] - from[i]) * axis[i]).sum::<f32>() / len2;
+    (
+        t,
+        [
+            from[0] + t * axis[0],
+            from[1] + t * axis[1],
+            from[2] + t * axis[2],
+        ],
+    )
+}
+
 /// Chroma: the distance from the grey axis, `sqrt(a^2 + b^2)`.
 #[inline]
 pub fn chroma(p: Lab) -> f32 {

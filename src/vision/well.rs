@@ -897,17 +897,19 @@ mod tests {
         h: 400,
     };
 
+    /// Paints the `w` x `h` rectangle at (`x`, `y`) in colour `c`.
+    fn fill(img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
+        for yy in y..y + h {
+            for xx in x..x + w {
+                img.put_pixel(xx, yy, Rgb(c));
+            }
+        }
+    }
+
     /// A synthetic Tetris screen: grey window, black well at (40, 30) with
     /// 20 px cells, a preview box, blocks at the given cells.
     fn screen(blocks: &[(u32, u32)], preview: &[(u32, u32)]) -> RgbImage {
         let mut img = RgbImage::from_pixel(400, 480, Rgb([48, 48, 48]));
-        let fill = |img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]| {
-            for yy in y..y + h {
-                for xx in x..x + w {
-                    img.put_pixel(xx, yy, Rgb(c));
-                }
-            }
-        };
         fill(&mut img, 40, 30, 200, 400, [0, 0, 0]);
         fill(&mut img, 270, 40, 100, 100, [0, 0, 0]);
         for &(r, c) in blocks {
@@ -1034,18 +1036,17 @@ mod tests {
     #[test]
     fn a_well_taller_than_its_rows_is_read_from_the_floor() {
         let mut img = RgbImage::from_pixel(400, 520, Rgb([48, 48, 48]));
-        for y in 30..470 {
-            for x in 40..240 {
-                img.put_pixel(x, y, Rgb([0, 0, 0]));
-            }
-        }
+        fill(&mut img, 40, 30, 200, 440, [0, 0, 0]);
         // Blocks on the floor (the 22nd row shown) and a piece up high.
         for (r, c) in [(21u32, 0u32), (21, 1), (21, 2), (20, 0), (1, 5), (1, 6)] {
-            for y in 30 + r * 20 + 1..30 + r * 20 + 19 {
-                for x in 40 + c * 20 + 1..40 + c * 20 + 19 {
-                    img.put_pixel(x, y, Rgb([230, 120, 30]));
-                }
-            }
+            fill(
+                &mut img,
+                40 + c * 20 + 1,
+                30 + r * 20 + 1,
+                18,
+                18,
+                [230, 120, 30],
+            );
         }
         let l = find_well(&img, 10, 20).expect("well");
         assert_eq!(
@@ -1065,11 +1066,7 @@ mod tests {
     #[test]
     fn a_pair_of_blocks_is_no_well() {
         let mut img = RgbImage::from_pixel(300, 300, Rgb([48, 48, 48]));
-        for y in 100..240 {
-            for x in 100..170 {
-                img.put_pixel(x, y, Rgb([250, 250, 250]));
-            }
-        }
+        fill(&mut img, 100, 100, 70, 140, [250, 250, 250]);
         assert!(find_well(&img, 10, 20).is_err());
     }
 
@@ -1183,11 +1180,7 @@ mod tests {
     #[test]
     fn a_half_covered_cell_is_unsure() {
         let mut img = screen(&[(19, 0)], &[]);
-        for y in 30 + 5 * 20..30 + 5 * 20 + 10 {
-            for x in 40 + 3 * 20..40 + 4 * 20 {
-                img.put_pixel(x, y, Rgb([255, 255, 255]));
-            }
-        }
+        fill(&mut img, 40 + 3 * 20, 30 + 5 * 20, 20, 10, [255, 255, 255]);
         let l = find_well(&img, 10, 20).expect("well");
         let read = read_well(&img, &l).expect("read");
         assert_eq!(read.unsure, vec![(5, 3)]);
