@@ -906,6 +906,19 @@ mod tests {
         }
     }
 
+    /// Paints an orange block in cell (`r`, `c`) of a well of 20 px cells
+    /// whose corner is at (40, 30).
+    fn block(img: &mut RgbImage, r: u32, c: u32) {
+        fill(
+            img,
+            40 + c * 20 + 1,
+            30 + r * 20 + 1,
+            18,
+            18,
+            [230, 120, 30],
+        );
+    }
+
     /// A synthetic Tetris screen: grey window, black well at (40, 30) with
     /// 20 px cells, a preview box, blocks at the given cells.
     fn screen(blocks: &[(u32, u32)], preview: &[(u32, u32)]) -> RgbImage {
@@ -913,14 +926,7 @@ mod tests {
         fill(&mut img, 40, 30, 200, 400, [0, 0, 0]);
         fill(&mut img, 270, 40, 100, 100, [0, 0, 0]);
         for &(r, c) in blocks {
-            fill(
-                &mut img,
-                40 + c * 20 + 1,
-                30 + r * 20 + 1,
-                18,
-                18,
-                [230, 120, 30],
-            );
+            block(&mut img, r, c);
         }
         for &(r, c) in preview {
             fill(
@@ -1039,14 +1045,7 @@ mod tests {
         fill(&mut img, 40, 30, 200, 440, [0, 0, 0]);
         // Blocks on the floor (the 22nd row shown) and a piece up high.
         for (r, c) in [(21u32, 0u32), (21, 1), (21, 2), (20, 0), (1, 5), (1, 6)] {
-            fill(
-                &mut img,
-                40 + c * 20 + 1,
-                30 + r * 20 + 1,
-                18,
-                18,
-                [230, 120, 30],
-            );
+            block(&mut img, r, c);
         }
         let l = find_well(&img, 10, 20).expect("well");
         assert_eq!(
