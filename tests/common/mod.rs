@@ -230,6 +230,15 @@ impl XSession {
             .reply()
             .map_err(|e| err(&e))?
             .atom;
+        let listed = || -> Result<bool, String> {
+            Ok(conn
+                .get_property(false, root, list, AtomEnum::WINDOW, 0, 1024)
+                .map_err(|e| err(&e))?
+                .reply()
+                .map_err(|e| err(&e))?
+                .value32()
+                .is_some_and(|mut ids| ids.any(|id| id == win)))
+        };
         let until = Instant::now() + Duration::from_secs(15);
         let (mut managed, mut maps) = (false, 0);
         while !managed && Instant::now() < until {
@@ -239,18 +248,23 @@ impl XSession {
             let step = Instant::now() + Duration::from_millis(500);
             while !managed && Instant::now() < step {
                 std::thread::sleep(Duration::from_millis(20));
-                let reply = conn
-                    .get_property(false, root, list, AtomEnum::WINDOW, 0, 1024)
-                    .map_err(|e| err(&e))?
-                    .reply()
-                    .map_err(|e| err(&e))?;
-                managed = reply
-                    .value32()
-                    .is_some_and(|mut ids| ids.any(|id| id == win));
+                managed = listed()?;
             }
         }
+        // The next client to connect gets this connection's id base back, so
+        // its first window has the probe's id; openbox, not yet through the
+        // probe's DestroyNotify, was seen to take it for the probe and size it
+        // 16x16 (e2e_window_titles, once in CI). Wait until the probe is gone
+        // from the client list before closing the connection.
         let _ = conn.destroy_window(win);
         let _ = conn.flush();
+        let until = Instant::now() + Duration::from_secs(5);
+        while managed && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+            if !listed()? {
+                break;
+            }
+        }
         if maps > 1 {
             eprintln!("openbox managed the probe window after {maps} map requests");
         }
