@@ -31,7 +31,7 @@
 
 use image::RgbImage;
 
-use super::classify::{own_split, read_board, read_cells, CellReading};
+use super::classify::{own_split, read_board, read_cells, ring_colour, CellReading};
 use super::colour::{
     along, chroma, delta_e, lab_to_rgb, mean, median_mut, rgb_to_lab, robust_centre, Lab,
 };
@@ -39,7 +39,7 @@ use super::find::{
     few_candidates, find_candidates, find_grid, sparse_candidates, FindParams, FoundGrid, Hints,
 };
 use super::layout::{
-    nearest_reference, Anchor, Calibration, Grid, Palette, PaletteColour, Sampling,
+    nearest_reference, Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, SecondLook,
 };
 use super::locate::{locate_grid, Extent, LocateParams, Located};
 use super::VisionError;
@@ -908,30 +908,7 @@ fn split_two_modes(points: &[Lab], assign: &mut [usize], (hue, split): (f32, f32
             continue;
         }
         let labs: Vec<Lab> = members.iter().map(|&i| points[i]).collect();
-        let (mean, _) = robust_centre(&labs);
-        // 2-means seeded by the farthest cell and the one farthest from it.
-        let far = |from: Lab| {
-            labs.iter()
-                .copied()
-                .max_by(|a, b| delta_e(*a, from).total_cmp(&delta_e(*b, from)))
-                .unwrap_or(from)
-        };
-        let mut c = [far(mean), far(far(mean))];
-        let mut side = vec![0usize; labs.len()];
-        for _ in 0..12 {
-            for (k, l) in labs.iter().enumerate() {
-                side[k] = usize::from(delta_e(*l, c[1]) < delta_e(*l, c[0]));
-            }
-            for (s, centre) in c.iter_mut().enumerate() {
-                let part: Vec<Lab> = (0..labs.len())
-                    .filter(|&k| side[k] == s)
-                    .map(|k| labs[k])
-                    .collect();
-                if !part.is_empty() {
-                    *centre = robust_centre(&part).0;
-                }
-            }
-        }
+        let (c, side) = two_means(&labs);
         let n1 = side.iter().sum::<usize>();
         let n0 = labs.len() - n1;
         let least = ((MODE_SHARE * labs.len() as f32).ceil() as usize).max(2);
@@ -960,6 +937,36 @@ fn split_two_modes(points: &[Lab], assign: &mut [usize], (hue, split): (f32, f32
     for a in assign.iter_mut() {
         *a = used.partition_point(|&u| u < *a);
     }
+}
+
+/// `labs` cut in two by 2-means seeded by the colour farthest from their
+/// robust centre and the one farthest from it: the parts' robust colours
+/// and each colour's part (0 or 1).
+fn two_means(labs: &[Lab]) -> ([Lab; 2], Vec<usize>) {
+    let (mean, _) = robust_centre(labs);
+    let far = |from: Lab| {
+        labs.iter()
+            .copied()
+            .max_by(|a, b| delta_e(*a, from).total_cmp(&delta_e(*b, from)))
+            .unwrap_or(from)
+    };
+    let mut c = [far(mean), far(far(mean))];
+    let mut side = vec![0usize; labs.len()];
+    for _ in 0..12 {
+        for (k, l) in labs.iter().enumerate() {
+            side[k] = usize::from(delta_e(*l, c[1]) < delta_e(*l, c[0]));
+        }
+        for (s, centre) in c.iter_mut().enumerate() {
+            let part: Vec<Lab> = (0..labs.len())
+                .filter(|&k| side[k] == s)
+                .map(|k| labs[k])
+                .collect();
+            if !part.is_empty() {
+                *centre = robust_centre(&part).0;
+            }
+        }
+    }
+    (c, side)
 }
 
 /// Least chroma of each part's colour for [`split_two_modes`]: two hues
@@ -1839,6 +1846,7 @@ fn calibrate_on(
 
     // 3. Classes.
     let mut classes: Vec<ClassStats> = Vec::new();
+    let mut second: Vec<SecondLook> = Vec::new();
     if labelled > 0 {
         let label = |m: &Member| {
             shots[m.0]
@@ -1915,6 +1923,66 @@ fn calibrate_on(
                 .map(|(m, _)| *m)
                 .collect();
             classes.push(class_stats(opts.first_index + n as u8, &of_cluster));
+        }
+        // Two kinds of piece one value reads for, another ring tells apart.
+        let mut next = opts.first_index as usize + order.len();
+        let room = |next: usize| next <= 9 && opts.colours.is_none_or(|k| next < k);
+        let mut values: Vec<(u8, Vec<Member>)> = classes
+            .iter()
+            .zip(&order)
+            .map(|(c, &cluster)| {
+                let of: Vec<Member> = rest
+                    .iter()
+                    .zip(&assign)
+                    .filter(|(_, &a)| a == cluster)
+                    .map(|(m, _)| *m)
+                    .collect();
+                (c.value, of)
+            })
+            .collect();
+        values.push((EMPTY, empties.clone()));
+        for (value, of) in values {
+            if !room(next) {
+                break;
+            }
+            let Some((ring, lab, rest_lab, at)) = two_tones(&shots, &cal, &of, p) else {
+                continue;
+            };
+            // A kind among the tiles is one whose inside is the board's empty
+            // colour, its outline like the tiles (a ring through symbols on
+            // tiles of one grey splits them by their symbols: Swell Foop's
+            // `boringshapes`).
+            let inside_empty = background.is_some_and(|bg| delta_e(lab, bg) <= p.split_distance);
+            if value != EMPTY && !inside_empty {
+                continue;
+            };
+            let kind: Vec<Lab> = at.iter().map(|&k| of[k].2.lab).collect();
+            let (inside, _) = robust_centre(&kind);
+            tracing::debug!(
+                "second look at {}: {} cells apart on {:?}",
+                value_name(value),
+                at.len(),
+                ring.points.first()
+            );
+            second.push(SecondLook {
+                from: value,
+                index: next as u8,
+                name: format!("{} {}", colour_name(inside), colour_name(lab)),
+                ring,
+                lab: round_lab(lab),
+                rest: round_lab(rest_lab),
+            });
+            next += 1;
+            // The class's colour from the rest of its cells.
+            let rest_of: Vec<Member> = (0..of.len())
+                .filter(|k| !at.contains(k))
+                .map(|k| of[k])
+                .collect();
+            if value == EMPTY {
+                empties = rest_of;
+            } else if let Some(c) = classes.iter_mut().find(|c| c.value == value) {
+                *c = class_stats(value, &rest_of);
+            }
         }
         if !empties.is_empty() {
             classes.push(class_stats(EMPTY, &empties));
@@ -2014,6 +2082,7 @@ fn calibrate_on(
             .collect(),
         refuse: Vec::new(),
     };
+    cal.second = second;
     if cal.palette.empty.is_empty() {
         if let Some(bg) = background {
             // No empty cell on the screenshots: the background outside the
@@ -3287,6 +3356,102 @@ fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f
         .count();
     2 * holes >= like.len()
 }
+
+/// Two kinds of piece that the sampling pattern reads as one value and
+/// another ring tells apart. Iagno's high-contrast discs: the white ones
+/// are light grey inside a dark rim, on white squares; a ring inside reads
+/// that grey as the squares' white (dimmed, it came within the empty
+/// distance; brightened, it is white), a ring on the rim reads them as
+/// the black discs. Among `members` (the cells of one value, read with
+/// the chosen pattern), a ring of [`SECOND_RINGS`] on which they show two
+/// colours: each cell uniform there and within [`SECOND_SPREAD`] of its
+/// part's colour, two cells or more a part, the parts farther apart than
+/// the split distance there and under a third of that apart with the
+/// pattern (a hover highlight or a dimmed group differs as much on every
+/// ring), and not split by the cells' parity (a checkered backdrop). A hole shows the backdrop across its tile: a ring that meets
+/// the board round every hole (Four-in-a-row's) shows one colour. The
+/// part whose colour there lies farther from the value's own reading is
+/// the new kind. Returns the ring with the most cells in the smaller part,
+/// the new kind's colour on it, the rest's, and the new kind's places in
+/// `members`.
+fn two_tones(
+    shots: &[(&RgbImage, Option<&Board>)],
+    cal: &Calibration,
+    members: &[Member],
+    p: &CalibrateParams,
+) -> Option<(Sampling, Lab, Lab, Vec<usize>)> {
+    let size = (cal.window.width, cal.window.height);
+    if members.len() < 4 || members.iter().any(|m| shots[m.0].0.dimensions() != size) {
+        return None;
+    }
+    let seen: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
+    let (own, _) = robust_centre(&seen);
+    let mut best: Option<(usize, Sampling, Lab, Lab, Vec<usize>)> = None;
+    for &r in SECOND_RINGS {
+        let ring = Sampling::ring(r, 12, 15.0);
+        if ring == cal.sampling {
+            continue;
+        }
+        let read: Vec<(Lab, f32)> = members
+            .iter()
+            .map(|m| ring_colour(shots[m.0].0, cal, m.1, &ring))
+            .collect();
+        if read.iter().any(|x| x.1 > SECOND_SPREAD) {
+            continue;
+        }
+        let labs: Vec<Lab> = read.iter().map(|x| x.0).collect();
+        let (c, side) = two_means(&labs);
+        let part = |s: usize| -> Vec<usize> { (0..labs.len()).filter(|&k| side[k] == s).collect() };
+        let parts = [part(0), part(1)];
+        let tight = (0..labs.len()).all(|k| delta_e(labs[k], c[side[k]]) <= SECOND_SPREAD);
+        let apart = delta_e(c[0], c[1]);
+        let with_pattern = |s: usize| {
+            let l: Vec<Lab> = parts[s].iter().map(|&k| seen[k]).collect();
+            robust_centre(&l).0
+        };
+        let least = parts[0].len().min(parts[1].len());
+        if least < 2 || !tight || apart <= p.split_distance {
+            continue;
+        }
+        // Each part about one colour all round the ring: the ring lies on
+        // a part of the piece drawn plain, not across strokes.
+        let plain = parts.iter().all(|part| {
+            let mut spreads: Vec<f32> = part.iter().map(|&k| read[k].1).collect();
+            median_mut(&mut spreads) <= SECOND_PLAIN
+        });
+        if !plain {
+            continue;
+        }
+        // Parts split by the cells' parity are a checkered backdrop the
+        // ring reaches round the pieces (Gweled's, brightened).
+        let parity = |k: usize| (members[k].1.row + members[k].1.col) % 2;
+        let by_parity = (0..labs.len()).all(|k| parity(k) == side[k])
+            || (0..labs.len()).all(|k| parity(k) != side[k]);
+        if by_parity || delta_e(with_pattern(0), with_pattern(1)) * 3.0 >= apart {
+            continue;
+        }
+        let new = usize::from(delta_e(c[1], own) > delta_e(c[0], own));
+        if best.as_ref().is_none_or(|b| least > b.0) {
+            let at = parts[new].clone();
+            best = Some((least, ring, c[new], c[1 - new], at));
+        }
+    }
+    best.map(|b| (b.1, b.2, b.3, b.4))
+}
+
+/// Most median spread of the cells of each part of [`two_tones`] on the
+/// ring: a ring on a plain part of the pieces is about one colour all
+/// round (Iagno's discs: 0 to 1.1, scaled, dimmed or JPEG'd); one across
+/// the symbols drawn on tiles is not (Swell Foop's `boringshapes`: 8).
+const SECOND_PLAIN: f32 = 4.0;
+
+/// The rings (radii in tile sizes, 12 points each) [`two_tones`] looks
+/// on: the sampling candidates'.
+const SECOND_RINGS: &[f64] = &[0.22, 0.28, 0.34, 0.40, 0.44];
+
+/// Most spread of a cell's samples on a ring of [`two_tones`], and most
+/// distance of a cell there from its part's colour.
+const SECOND_SPREAD: f32 = 10.0;
 
 /// See [`holes_show`]: the least gap, as a share of the pitch, at which
 /// a hole must show its colour between the tiles too.
@@ -4854,7 +5019,16 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
     let whole = !(0..board.cells().len())
         .filter(|&j| board.cells()[j] == base)
         .any(|j| hovered.iter().any(|&i| cell(i).touches(cell(j))));
-    if lifted && (LIFTED_SHARE * hovered.len() as f64 > tiles as f64 || !whole) {
+    // Nor all along one outer line: a bar the lattice ran into (Iagno's
+    // header over its board, JPEG'd: a lifted black beside the black discs).
+    let (rows, cols) = (board.rows(), board.cols());
+    let outer = (0..4).any(|side| {
+        let line = side_line(rows, cols, side, 0);
+        hovered
+            .iter()
+            .all(|&i| line.contains(&(i / cols, i % cols)))
+    });
+    if !whole || lifted && (LIFTED_SHARE * hovered.len() as f64 > tiles as f64 || outer) {
         return None;
     }
     let mut cells = board.cells().to_vec();

@@ -25,7 +25,7 @@
 use image::RgbImage;
 
 use super::colour::{delta_e, median_mut, rgb_to_lab, robust_centre, Lab};
-use super::layout::{nearest_reference, Calibration};
+use super::layout::{nearest_reference, Calibration, Sampling};
 use super::{Reading, VisionError};
 use crate::board::{Board, Cell, EMPTY, UNKNOWN};
 
@@ -127,7 +127,50 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
             c.value = UNKNOWN;
         }
     }
+    if !cal.second.is_empty() {
+        for (i, c) in out.iter_mut().enumerate() {
+            if let Some((index, distance)) = second_look(img, cal, Cell::at(i, cal.cols), c.value) {
+                (c.value, c.nearest, c.distance) = (index, index, distance);
+            }
+        }
+    }
     out
+}
+
+/// The robust colour and spread of `cell`'s samples on `ring` (offsets in
+/// tile sizes); the calibration must match the picture's size.
+pub fn ring_colour(img: &RgbImage, cal: &Calibration, cell: Cell, ring: &Sampling) -> (Lab, f32) {
+    let g = &cal.grid;
+    let (cx, cy) = cal.cell_centre(cell);
+    let labs: Vec<Lab> = ring
+        .points
+        .iter()
+        .map(|p| {
+            rgb_to_lab(pixel_at(
+                img,
+                cx + p[0] * g.cell_width,
+                cy + p[1] * g.cell_height,
+            ))
+        })
+        .collect();
+    robust_centre(&labs)
+}
+
+/// The value a second look ([`Calibration::second`]) at `cell`, read as
+/// `value`, tells, with its distance.
+fn second_look(img: &RgbImage, cal: &Calibration, cell: Cell, value: u8) -> Option<(u8, f32)> {
+    cal.second
+        .iter()
+        .filter(|o| o.from == value)
+        .filter_map(|o| {
+            let (lab, spread) = ring_colour(img, cal, cell, &o.ring);
+            let d = delta_e(lab, o.lab);
+            let ok = d <= cal.palette.threshold
+                && d < delta_e(lab, o.rest)
+                && spread <= cal.palette.max_spread;
+            ok.then_some((o.index, d))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// Per cell (`cells`, with `samples`: each cell's samples at `points`, in

@@ -152,6 +152,26 @@ impl Sampling {
 }
 
 impl Sampling {
+    /// 1 to 64 points, each inside its tile; `what` names it in the error.
+    fn validate(&self, what: &str) -> Result<(), String> {
+        if self.points.is_empty() || self.points.len() > 64 {
+            return Err(format!(
+                "{what} needs 1..=64 points, found {}",
+                self.points.len()
+            ));
+        }
+        if let Some(p) = self
+            .points
+            .iter()
+            .find(|p| p[0].abs() > 0.5 || p[1].abs() > 0.5)
+        {
+            return Err(format!(
+                "{what} point {p:?} lies outside its tile (|offset| <= 0.5)"
+            ));
+        }
+        Ok(())
+    }
+
     /// `n` points on a circle of `radius` (fraction of the tile size), the
     /// first at `phase` degrees.
     pub fn ring(radius: f64, n: usize, phase: f64) -> Self {
@@ -267,6 +287,34 @@ pub struct Calibration {
     /// board from a blank or foreign picture.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub anchors: Vec<Anchor>,
+    /// Pieces that the sampling pattern reads as another value and another
+    /// ring tells apart (light discs with a dark rim: a ring inside reads
+    /// their inside as the board's empty colour, a ring on the rim reads
+    /// them as the dark discs): a cell that reads `from` is looked at again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub second: Vec<SecondLook>,
+}
+
+/// A second look at the cells that read `from`: those whose samples on
+/// `ring` are uniform, nearer `lab` than `rest` and within the palette's
+/// threshold of it read as `index`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SecondLook {
+    /// The value read with the sampling pattern (a colour index or `.`'s
+    /// value, 10).
+    pub from: u8,
+    /// The value these pieces read as (`0..=9`, no palette colour's).
+    pub index: u8,
+    /// A human name (optional, for the overlay and messages).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Where to look (offsets from the tile centre, in fractions of the
+    /// tile size).
+    pub ring: Sampling,
+    /// What these pieces show on the ring, CIE Lab (D65).
+    pub lab: Lab,
+    /// What the other cells reading `from` show there.
+    pub rest: Lab,
 }
 
 /// A window point outside the board with its expected colour.
@@ -307,6 +355,7 @@ impl Calibration {
             sampling,
             palette,
             anchors: Vec::new(),
+            second: Vec::new(),
         }
     }
 
@@ -404,21 +453,15 @@ impl Calibration {
                 self.window.width, self.window.height
             ));
         }
-        if self.sampling.points.is_empty() || self.sampling.points.len() > 64 {
-            return Err(format!(
-                "sampling needs 1..=64 points, found {}",
-                self.sampling.points.len()
-            ));
-        }
-        if let Some(p) = self
-            .sampling
-            .points
-            .iter()
-            .find(|p| p[0].abs() > 0.5 || p[1].abs() > 0.5)
-        {
-            return Err(format!(
-                "sampling point {p:?} lies outside its tile (|offset| <= 0.5)"
-            ));
+        self.sampling.validate("sampling")?;
+        for o in &self.second {
+            o.ring.validate("second look's ring")?;
+            if o.index > 9 || self.palette.colours.iter().any(|c| c.index == o.index) {
+                return Err(format!(
+                    "second look's index {} is out of range 0..=9 or a palette colour's",
+                    o.index
+                ));
+            }
         }
         if self.palette.colours.is_empty() {
             return Err("palette has no colours".into());
@@ -611,6 +654,7 @@ mod tests {
                 at: [1.5, 1.5],
                 lab: [90.0, 0.0, 0.0],
             }],
+            second: vec![],
         }
     }
 

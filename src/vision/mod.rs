@@ -45,7 +45,7 @@ use crate::board::Board;
 
 pub use classify::{read_board, read_cells, CellReading};
 pub use layout::{
-    Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, ScreenGrid, WindowSize,
+    Anchor, Calibration, Grid, Palette, PaletteColour, Sampling, ScreenGrid, SecondLook, WindowSize,
 };
 
 /// Errors of the vision layer; they carry their measurements.
