@@ -346,3 +346,19 @@ fn reads_right_resampled(cases: &[(&str, &str, &str)]) {
         );
     }
 }
+
+/// Iagno's high-contrast discs: the white ones are light grey inside a
+/// dark rim, on white squares. Brightened, their inside is the squares'
+/// white (read as empty: the outline on another ring tells them apart);
+/// dimmed, the rings inside them came within the empty distance, and the
+/// pattern chosen lies on the rim, reading them as the black discs (a
+/// ring inside tells them apart). Both were refused as one tile colour
+/// (`two_tones` in `vision::calibrate`, `Calibration::second`).
+#[test]
+fn pieces_told_apart_by_a_second_ring_read_right() {
+    reads_right_resampled(&[
+        ("uncalibrated/iagno/high-contrast-late", "generic", "bright"),
+        ("uncalibrated/iagno/high-contrast-late", "generic", "dim"),
+        ("uncalibrated/iagno/high-contrast-late", "generic", "phone"),
+    ]);
+}

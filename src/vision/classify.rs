@@ -413,3 +413,80 @@ pub fn read_board(img: &RgbImage, cal: &Calibration) -> Result<Reading, VisionEr
         cells,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::layout::{Grid, Palette, PaletteColour, SecondLook};
+
+    const WHITE: [u8; 3] = [250, 250, 250];
+    const DARK: [u8; 3] = [60, 60, 60];
+
+    /// Three 40-pixel cells in a row: white; a white disc with a dark rim
+    /// (0.30 to 0.40 of the tile out); a dark disc (to 0.40).
+    fn discs() -> RgbImage {
+        RgbImage::from_fn(120, 40, |x, y| {
+            let (col, dx, dy) = (x / 40, x as f64 % 40.0 - 19.5, y as f64 - 19.5);
+            let r = (dx * dx + dy * dy).sqrt() / 40.0;
+            image::Rgb(match col {
+                1 if (0.30..0.40).contains(&r) => DARK,
+                2 if r < 0.40 => DARK,
+                _ => WHITE,
+            })
+        })
+    }
+
+    /// Reads `discs()` on a ring at `radius`, with a dark colour 0, white
+    /// empty and `second` looks.
+    fn read(radius: f64, second: Vec<SecondLook>) -> Vec<u8> {
+        let grid = Grid {
+            left: 0.0,
+            top: 0.0,
+            cell_width: 40.0,
+            cell_height: 40.0,
+            gap_x: 0.0,
+            gap_y: 0.0,
+        };
+        let palette = Palette {
+            threshold: 12.0,
+            max_spread: 10.0,
+            empty: vec![rgb_to_lab(WHITE)],
+            colours: vec![PaletteColour {
+                index: 0,
+                name: "dark".into(),
+                lab: rgb_to_lab(DARK),
+            }],
+            refuse: vec![],
+        };
+        let sampling = Sampling::ring(radius, 12, 15.0);
+        let mut cal = Calibration::new("generic", 1, 3, (120, 40), grid, sampling, palette);
+        cal.second = second;
+        cal.validate().expect("valid calibration");
+        let cells = read_cells(&discs(), &cal).expect("reads");
+        cells.iter().map(|c| c.value).collect()
+    }
+
+    /// A ring inside the discs reads the white one as empty; a second look
+    /// on its rim tells it apart. A ring on the rim reads it as the dark
+    /// disc; a second look inside tells it apart. Empty cells and the dark
+    /// disc read as they did.
+    #[test]
+    fn a_second_look_on_another_ring_tells_a_piece_apart() {
+        let (white, dark) = (rgb_to_lab(WHITE), rgb_to_lab(DARK));
+        let look = |from: u8, radius: f64, lab, rest| SecondLook {
+            from,
+            index: 1,
+            name: "white disc".into(),
+            ring: Sampling::ring(radius, 12, 15.0),
+            lab,
+            rest,
+        };
+        assert_eq!(read(0.2, vec![]), [EMPTY, EMPTY, 0]);
+        assert_eq!(
+            read(0.2, vec![look(EMPTY, 0.35, dark, white)]),
+            [EMPTY, 1, 0]
+        );
+        assert_eq!(read(0.35, vec![]), [EMPTY, 0, 0]);
+        assert_eq!(read(0.35, vec![look(0, 0.2, white, dark)]), [EMPTY, 1, 0]);
+    }
+}

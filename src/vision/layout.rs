@@ -22,11 +22,17 @@
 //! before it reads as `?`. `[[anchors]]` (optional) are window points outside
 //! the board with their colour: a uniform reading (every cell the same, e.g. a
 //! cleared board) counts as a board only when most of them match, so without
-//! anchors a cleared board reads as "no board".
+//! anchors a cleared board reads as "no board". `[[second]]` (optional) are
+//! second looks: a cell that reads `from` (a colour index, or 255 for empty)
+//! is sampled again on `ring`; where it is uniform there and nearer `lab`
+//! than `rest` (within `threshold`), it reads `index` (light discs with a
+//! dark rim on a light board: the sampling pattern reads them as empty, their
+//! rim tells them apart).
 //!
 //! Invariants checked on load: `schema == 1`, rows and cols in `1..=64`,
 //! positive tile sizes, the grid inside the window, at least one sample point
-//! and one palette colour, indices `0..=9`.
+//! and one palette colour, indices `0..=9` (a second look's `index` no
+//! palette colour's).
 //!
 //! Example (see `calibration/*.toml`):
 //!
@@ -300,8 +306,8 @@ pub struct Calibration {
 /// threshold of it read as `index`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SecondLook {
-    /// The value read with the sampling pattern (a colour index or `.`'s
-    /// value, 10).
+    /// The value read with the sampling pattern (a colour index, or
+    /// [`crate::board::EMPTY`]).
     pub from: u8,
     /// The value these pieces read as (`0..=9`, no palette colour's).
     pub index: u8,
@@ -675,6 +681,21 @@ mod tests {
         let c = sample();
         let back = Calibration::from_toml(&c.to_toml()).expect("parses");
         assert_eq!(back, c);
+        // With a second look; its value must be no palette colour's.
+        let mut c = sample();
+        c.second.push(SecondLook {
+            from: crate::board::EMPTY,
+            index: 2,
+            name: "white disc".into(),
+            ring: Sampling::ring(0.34, 12, 15.0),
+            lab: [30.0, 0.0, 0.0],
+            rest: [95.0, 0.0, 0.0],
+        });
+        let back = Calibration::from_toml(&c.to_toml()).expect("parses");
+        assert_eq!(back, c);
+        c.second[0].index = 1;
+        let e = Calibration::from_toml(&c.to_toml()).unwrap_err();
+        assert!(e.contains("second look's index 1"), "{e}");
     }
 
     #[test]
