@@ -362,3 +362,13 @@ fn pieces_told_apart_by_a_second_ring_read_right() {
         ("uncalibrated/iagno/high-contrast-late", "generic", "phone"),
     ]);
 }
+
+/// Four-in-a-row JPEG'd at 1.33x: its real lattice was refused (two
+/// colours only), and a further lattice the finder listed, its columns
+/// 0.39 of their pitch apart and its rows touching, read the blue board
+/// as a colour (a wrong 6x6 board). A further rescue must space its tiles
+/// alike both ways (`GAPS_ALIKE` in `vision::calibrate`).
+#[test]
+fn a_rescue_spaces_its_tiles_alike_both_ways() {
+    reads_right_resampled(&[("uncalibrated/four-in-a-row/t4-win", "generic", "big+jpeg")]);
+}

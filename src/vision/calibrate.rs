@@ -2919,9 +2919,19 @@ fn first_rescue(
         let full = super::family::always_full(&opts.game)
             && reading.board.cells().iter().all(|&v| v <= 9);
         let need = if full { FULL_RESCUE_FIT } else { p.rescue_fit };
-        (fit >= need && var && edged && whole).then_some((reading, cal))
+        // The further lattices must space their tiles alike both ways (a
+        // lattice of Four-in-a-row's holes JPEG'd at 1.33x, its columns
+        // 0.39 of their pitch apart and its rows touching, read the blue
+        // board as a colour).
+        let g = &cal.grid;
+        let even = i < near || (g.gap_x / g.pitch_x() - g.gap_y / g.pitch_y()).abs() <= GAPS_ALIKE;
+        (fit >= need && var && edged && whole && even).then_some((reading, cal))
     })
 }
+
+/// Most difference between a further rescue's gaps, as shares of their
+/// pitches, across and down ([`first_rescue`]).
+const GAPS_ALIKE: f64 = 0.2;
 
 /// True when lattice `a` explains the board better than lattice `b` by
 /// holding its tiles one a cell: `a` has more cells, its pitch is no
