@@ -306,7 +306,7 @@ impl Tracker {
     /// tracked global factor plus its own offset: the factor follows all
     /// cells quickly (`2 x drift_rate`) and moves the colours no cell showed
     /// too; each offset follows its own cells at `drift_rate`, at most
-    /// `max_drift` ΔE.
+    /// `max_drift` ΔE. Second looks' colours follow the factor alone.
     fn follow(&mut self, cells: &[CellReading]) {
         let pal = &self.live.palette;
         // Entries: the colours, then the empty colours, each with its value.
@@ -352,6 +352,11 @@ impl Tracker {
         }
         let scale = self.scale;
         let scaled = |o: Lab| [(o[0] + 16.0) * scale - 16.0, o[1] * scale, o[2] * scale];
+        // Second looks follow the global factor.
+        for (live, base) in self.live.second.iter_mut().zip(&self.base.second) {
+            live.lab = scaled(base.lab);
+            live.rest = scaled(base.rest);
+        }
         // Each offset towards the mean residual of its cells.
         let mut sums = vec![([0f32; 3], 0u32); entries.len()];
         for (c, k) in cells.iter().zip(&owner) {
@@ -454,6 +459,34 @@ mod tests {
             !matches!(last_fixed, Some(Ok(true))),
             "the fade is too weak to prove anything: {last_fixed:?}"
         );
+    }
+
+    /// A second look's colours scale with the picture's brightness.
+    #[test]
+    fn second_looks_follow_a_fade() {
+        let (style, mut cal) = setup();
+        let (lab, rest) = ([60.0, 10.0, -20.0], [90.0, 0.0, 0.0]);
+        cal.second.push(crate::vision::layout::SecondLook {
+            from: crate::board::EMPTY,
+            index: 9,
+            name: String::new(),
+            ring: crate::vision::layout::Sampling::ring(0.3, 12, 0.0),
+            lab,
+            rest,
+        });
+        let mut t = Tracker::new(cal, AdaptParams::default());
+        for k in 0..31 {
+            let board = random_board(8, 10, 4, k as u64);
+            let img = dim(&render(&board, &style), 1.0 - 0.015 * k as f32);
+            t.read(&img).expect("reads");
+        }
+        let live = &t.calibration().second[0];
+        let f = t.scale;
+        assert!(f < 0.9, "faded by {f}");
+        for (got, want) in [(live.lab, lab), (live.rest, rest)] {
+            let expect = [(want[0] + 16.0) * f - 16.0, want[1] * f, want[2] * f];
+            assert!(delta_e(got, expect) < 1e-3, "{got:?} for {expect:?}");
+        }
     }
 
     #[test]

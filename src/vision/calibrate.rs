@@ -1915,6 +1915,7 @@ fn calibrate_on(
                 ));
             }
         }
+        let mut values: Vec<(u8, Vec<Member>)> = Vec::with_capacity(order.len() + 1);
         for (n, &cluster) in order.iter().enumerate() {
             let of_cluster: Vec<Member> = rest
                 .iter()
@@ -1922,24 +1923,13 @@ fn calibrate_on(
                 .filter(|(_, &a)| a == cluster)
                 .map(|(m, _)| *m)
                 .collect();
-            classes.push(class_stats(opts.first_index + n as u8, &of_cluster));
+            let value = opts.first_index + n as u8;
+            classes.push(class_stats(value, &of_cluster));
+            values.push((value, of_cluster));
         }
         // Two kinds of piece one value reads for, another ring tells apart.
         let mut next = opts.first_index as usize + order.len();
         let room = |next: usize| next <= 9 && opts.colours.is_none_or(|k| next < k);
-        let mut values: Vec<(u8, Vec<Member>)> = classes
-            .iter()
-            .zip(&order)
-            .map(|(c, &cluster)| {
-                let of: Vec<Member> = rest
-                    .iter()
-                    .zip(&assign)
-                    .filter(|(_, &a)| a == cluster)
-                    .map(|(m, _)| *m)
-                    .collect();
-                (c.value, of)
-            })
-            .collect();
         values.push((EMPTY, empties.clone()));
         for (value, of) in values {
             if !room(next) {

@@ -140,10 +140,15 @@ fn read_cells_scaled(img: &RgbImage, cal: &Calibration) -> Vec<CellReading> {
 /// The robust colour and spread of `cell`'s samples on `ring` (offsets in
 /// tile sizes); the calibration must match the picture's size.
 pub fn ring_colour(img: &RgbImage, cal: &Calibration, cell: Cell, ring: &Sampling) -> (Lab, f32) {
+    robust_centre(&samples_at(img, cal, cell, &ring.points))
+}
+
+/// `cell`'s samples at `points` (offsets in tile sizes); the calibration
+/// must match the picture's size.
+fn samples_at(img: &RgbImage, cal: &Calibration, cell: Cell, points: &[[f64; 2]]) -> Vec<Lab> {
     let g = &cal.grid;
     let (cx, cy) = cal.cell_centre(cell);
-    let labs: Vec<Lab> = ring
-        .points
+    points
         .iter()
         .map(|p| {
             rgb_to_lab(pixel_at(
@@ -152,8 +157,7 @@ pub fn ring_colour(img: &RgbImage, cal: &Calibration, cell: Cell, ring: &Samplin
                 cy + p[1] * g.cell_height,
             ))
         })
-        .collect();
-    robust_centre(&labs)
+        .collect()
 }
 
 /// The value a second look ([`Calibration::second`]) at `cell`, read as
@@ -245,20 +249,7 @@ pub fn split_arcs(samples: &[Lab], points: &[[f64; 2]], cells: &[CellReading]) -
 /// template): a tile half covered by something of another colour has one.
 /// The calibration must match the picture's size.
 pub fn own_split(img: &RgbImage, cal: &Calibration, cell: Cell) -> f32 {
-    let g = &cal.grid;
-    let (cx, cy) = cal.cell_centre(cell);
-    let samples: Vec<Lab> = cal
-        .sampling
-        .points
-        .iter()
-        .map(|p| {
-            rgb_to_lab(pixel_at(
-                img,
-                cx + p[0] * g.cell_width,
-                cy + p[1] * g.cell_height,
-            ))
-        })
-        .collect();
+    let samples = samples_at(img, cal, cell, &cal.sampling.points);
     let (lab, spread) = robust_centre(&samples);
     let reading = CellReading {
         lab,
