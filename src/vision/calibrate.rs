@@ -1927,6 +1927,25 @@ fn calibrate_on(
             classes.push(class_stats(value, &of_cluster));
             values.push((value, of_cluster));
         }
+        // Outside the collapse family (whose emptied cells must show apart
+        // from every tile), an empty colour that is one of the tile colours
+        // is that colour (KDiamond dimmed at half scale:
+        // its orange gems' colour 0.4 ΔE from the colour round the board,
+        // the palette's threshold cut to half that, the board unread).
+        let alike = (!empties.is_empty())
+            .then(|| class_stats(EMPTY, &empties).lab)
+            .and_then(|e| {
+                classes
+                    .iter()
+                    .position(|c| delta_e(c.lab, e) <= TIGHT_FLOOR)
+            });
+        if let Some(k) = alike.filter(|_| !super::family::collapses(&opts.game)) {
+            let value = classes[k].value;
+            if let Some(v) = values.iter_mut().find(|v| v.0 == value) {
+                v.1.append(&mut empties);
+                classes[k] = class_stats(value, &v.1);
+            }
+        }
         // Two kinds of piece one value reads for, another ring tells apart.
         let mut next = opts.first_index as usize + order.len();
         let room = |next: usize| next <= 9 && opts.colours.is_none_or(|k| next < k);
