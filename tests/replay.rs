@@ -372,3 +372,13 @@ fn pieces_told_apart_by_a_second_ring_read_right() {
 fn a_rescue_spaces_its_tiles_alike_both_ways() {
     reads_right_resampled(&[("uncalibrated/four-in-a-row/t4-win", "generic", "big+jpeg")]);
 }
+
+/// KDiamond dimmed and scaled to half: its orange gems' colour came 0.4
+/// ΔE from the colour round the board, learned as the empty colour; the
+/// palette's threshold, at most half the least distance between two
+/// values' colours, fell to 0.2 and the board read as unread cells. Outside
+/// the collapse family such an empty colour is the tile colour.
+#[test]
+fn an_empty_colour_that_is_a_tile_colour_is_that_colour() {
+    reads_right_resampled(&[("uncalibrated/kdiamond/veryhard", "generic", "dim+half")]);
+}
