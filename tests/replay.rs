@@ -382,3 +382,14 @@ fn a_rescue_spaces_its_tiles_alike_both_ways() {
 fn an_empty_colour_that_is_a_tile_colour_is_that_colour() {
     reads_right_resampled(&[("uncalibrated/kdiamond/veryhard", "generic", "dim+half")]);
 }
+
+/// Swell Foop's hover highlight at a lower contrast, blurred: the lit
+/// group's cells read `?` and are a brightened shade of their colour only
+/// from a lifted black, so the board was refused. Unread cells that are a
+/// lighter shade of one colour from a lifted black are a hover too (with
+/// a lifted pair's own conditions: a small share of the tiles, the group
+/// whole, not along an outer line).
+#[test]
+fn a_hover_at_a_lower_contrast_is_a_hover() {
+    reads_right_resampled(&[("swellfoop-normal/c3-hover", "samegame", "flat+blur")]);
+}

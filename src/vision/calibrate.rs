@@ -4996,7 +4996,7 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
     // (the highlight, the colour under it): the lighter of the two.
     let strict = pair_alike(&cal.palette, brightened);
     let pair = strict.or_else(|| pair_alike(&cal.palette, brightened_lifted));
-    let lifted = strict.is_none() && pair.is_some();
+    let mut lifted = strict.is_none() && pair.is_some();
     let mut cal = cal.clone();
     let (hovered, base): (Vec<usize>, u8) = match pair {
         Some((lit, base)) => {
@@ -5013,16 +5013,25 @@ fn unhovered(reading: &super::Reading, cal: &Calibration) -> Option<(super::Read
             let at: Vec<usize> = (0..board.cells().len())
                 .filter(|&i| board.cells()[i] == UNKNOWN)
                 .collect();
-            let base = colours
-                .iter()
-                .find(|c| {
+            // The colour every unread cell is a lighter shade of; from a
+            // lifted black (a picture at a lower contrast) when none is
+            // from black.
+            let under = |alike: fn(Lab, Lab) -> bool| {
+                colours.iter().find(|c| {
                     at.iter().all(|&i| {
                         let lab = reading.cells[i].lab;
-                        lab[0] > c.lab[0] && brightened(c.lab, lab)
+                        lab[0] > c.lab[0] && alike(c.lab, lab)
                     })
-                })?
-                .index;
-            (at, base)
+                })
+            };
+            let base = match under(brightened) {
+                Some(c) => c,
+                None => {
+                    lifted = true;
+                    under(brightened_lifted)?
+                }
+            };
+            (at, base.index)
         }
     };
     if hovered.len() < 2 || !connected(&hovered, board.cols()) {
