@@ -4984,8 +4984,9 @@ fn tile_groups(board: &Board) -> Vec<Vec<usize>> {
 /// A board read with a hover highlight over one group of tiles (the
 /// pointer over a collapse board lights the group under it): the group's
 /// cells, one 4-connected group of two or more of one tile colour
-/// brightened ([`brightened`], and lighter), are read as that colour (a
-/// lone cell is as likely a button beside the board). They were either unread
+/// brightened ([`brightened`], and lighter; or [`brightened_lifted`], with
+/// the lifted pair's conditions below), are read as that colour (a lone
+/// cell is as likely a button beside the board). They were either unread
 /// (`?`, no other cell is) or learned as a colour of their own (then
 /// [`highlight_pair`]: that colour is folded into the other, the palette
 /// renumbered by first appearance). None when the board shows no such
