@@ -1940,11 +1940,10 @@ fn calibrate_on(
                     .position(|c| delta_e(c.lab, e) <= TIGHT_FLOOR)
             });
         if let Some(k) = alike.filter(|_| !super::family::collapses(&opts.game)) {
-            let value = classes[k].value;
-            if let Some(v) = values.iter_mut().find(|v| v.0 == value) {
-                v.1.append(&mut empties);
-                classes[k] = class_stats(value, &v.1);
-            }
+            // `classes` and `values` were filled together, a colour each.
+            let (value, of) = &mut values[k];
+            of.append(&mut empties);
+            classes[k] = class_stats(*value, of);
         }
         // Two kinds of piece one value reads for, another ring tells apart.
         let mut next = opts.first_index as usize + order.len();
@@ -3382,13 +3381,14 @@ fn holes_show(img: &RgbImage, cal: &Calibration, cells: &[Lab], bg: Lab, near: f
 /// that grey as the squares' white (dimmed, it came within the empty
 /// distance; brightened, it is white), a ring on the rim reads them as
 /// the black discs. Among `members` (the cells of one value, read with
-/// the chosen pattern), a ring of [`SECOND_RINGS`] on which they show two
-/// colours: each cell uniform there and within [`SECOND_SPREAD`] of its
+/// the chosen pattern), a candidate ring ([`Sampling::RING_RADII`]) on
+/// which they show two colours: each cell uniform there and within [`SECOND_SPREAD`] of its
 /// part's colour, two cells or more a part, the parts farther apart than
 /// the split distance there and under a third of that apart with the
 /// pattern (a hover highlight or a dimmed group differs as much on every
-/// ring), and not split by the cells' parity (a checkered backdrop). A hole shows the backdrop across its tile: a ring that meets
-/// the board round every hole (Four-in-a-row's) shows one colour. The
+/// ring), and not split by the cells' parity (a checkered backdrop). A
+/// hole shows the backdrop across its tile: a ring that meets the board
+/// round every hole (Four-in-a-row's) shows one colour. The
 /// part whose colour there lies farther from the value's own reading is
 /// the new kind. Returns the ring with the most cells in the smaller part,
 /// the new kind's colour on it, the rest's, and the new kind's places in
@@ -3406,7 +3406,7 @@ fn two_tones(
     let seen: Vec<Lab> = members.iter().map(|m| m.2.lab).collect();
     let (own, _) = robust_centre(&seen);
     let mut best: Option<(usize, Sampling, Lab, Lab, Vec<usize>)> = None;
-    for &r in SECOND_RINGS {
+    for r in Sampling::RING_RADII {
         let ring = Sampling::ring(r, 12, 15.0);
         if ring == cal.sampling {
             continue;
@@ -3463,10 +3463,6 @@ fn two_tones(
 /// round (Iagno's discs: 0 to 1.1, scaled, dimmed or JPEG'd); one across
 /// the symbols drawn on tiles is not (Swell Foop's `boringshapes`: 8).
 const SECOND_PLAIN: f32 = 4.0;
-
-/// The rings (radii in tile sizes, 12 points each) [`two_tones`] looks
-/// on: the sampling candidates'.
-const SECOND_RINGS: &[f64] = &[0.22, 0.28, 0.34, 0.40, 0.44];
 
 /// Most spread of a cell's samples on a ring of [`two_tones`], and most
 /// distance of a cell there from its part's colour.

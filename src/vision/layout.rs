@@ -158,6 +158,10 @@ impl Sampling {
 }
 
 impl Sampling {
+    /// The radii (in tile sizes) of the single rings among the
+    /// [`Sampling::candidates`].
+    pub const RING_RADII: [f64; 5] = [0.22, 0.28, 0.34, 0.40, 0.44];
+
     /// 1 to 64 points, each inside its tile; `what` names it in the error.
     fn validate(&self, what: &str) -> Result<(), String> {
         if self.points.is_empty() || self.points.len() > 64 {
@@ -193,7 +197,7 @@ impl Sampling {
     /// The patterns calibration chooses from: single rings from 22 % to 44 %
     /// of the tile size (12 points, off the axes) and [`Sampling::rings`].
     pub fn candidates() -> Vec<Sampling> {
-        let mut out: Vec<Sampling> = [0.22, 0.28, 0.34, 0.40, 0.44]
+        let mut out: Vec<Sampling> = Sampling::RING_RADII
             .iter()
             .map(|&r| Sampling::ring(r, 12, 15.0))
             .collect();
