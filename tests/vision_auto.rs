@@ -626,6 +626,30 @@ fn refitted_blob_lattices_read_these_boards() {
     }
 }
 
+/// Boards of generic screens read right since the thirty-ninth session
+/// (`vision::calibrate`): 9069 and 9372 read two tile colours as one (the
+/// most uniform ring lay on flat symbols alike in shade; a ring on the
+/// tiles sets the colours `FAR_APART` times as far apart and now wins);
+/// 9360 read 8x4 for 5x4 (a lattice at 2/3 of the row pitch, every other
+/// row twice: `lines_twice`); 9238 read 4x3 for 5x3 (its top row of one
+/// colour, merged into one blob, now grown as tiles alike: `like_its_tiles`).
+#[test]
+fn near_colours_rows_read_twice_and_rows_of_one_colour() {
+    for seed in [9069, 9372, 9360, 9238] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
+/// A board refused whole keeps the tiles of its lattice of blobs: 2282
+/// (8x3, its top row mostly empty) lost that row, whose one piece had a
+/// colour of its own, and read 7x3. Now refused.
+#[test]
+fn a_refused_lattice_of_blobs_loses_no_line_of_tiles() {
+    let (t, note) = run_case(2282);
+    assert_eq!(t.wrong_size, 0, "seed 2282: {note}");
+}
+
 /// Seeds no round of work has studied (1160-1399; the pinned ones are
 /// 1000-1159): the nearest thing here to layouts never seen. A ratchet on
 /// what they reach today, and above all on the boards read at a wrong size

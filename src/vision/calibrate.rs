@@ -382,6 +382,11 @@ const SEEING_SPREAD: f32 = 0.75;
 /// [`separation`]; a less uniform one reads symbols or the backdrop.
 const UNIFORM_SLACK: f32 = 1.3;
 
+/// A pattern outside [`UNIFORM_SLACK`] still competes when it sets the
+/// colours this many times as far apart ([`separation`]) as every pattern
+/// within it.
+const FAR_APART: f32 = 4.0;
+
 /// The cells' colours clustered as the palette learning does: k-means
 /// (`colours` clusters when given), then, when not given, outliers split
 /// off ([`split_outliers`]), overlapping clusters merged
@@ -1758,9 +1763,28 @@ fn calibrate_on(
     {
         tried.retain(|t| t.1 >= s);
     }
+    // A pattern less uniform than the slack allows, its cells still mostly
+    // one colour, that sees as many cells apart as the uniform ones and
+    // sets the colours [`FAR_APART`] times as far apart, reads the tiles
+    // where they read the symbols drawn on them: flat symbols are the most
+    // uniform of all, and symbols of two tile colours alike in shade (a
+    // light cross on blue, a light diamond on steel blue) read as one.
+    // (Not when the uniform ones learn a single colour: nothing to
+    // compare, and the lattice is likely off the tiles.)
+    let slack = |p90: f32| p90 <= UNIFORM_SLACK * uniform + 1.0;
+    let (apart_uniform, seen_slack) = tried
+        .iter()
+        .filter(|t| slack(t.0))
+        .fold((0.0f32, 0), |(a, s), t| (a.max(t.2), s.max(t.1)));
+    let far_apart = |p90: f32, seen: usize, apart: f32| {
+        p90 <= SEEING_SPREAD * p.split_distance
+            && seen >= seen_slack
+            && apart_uniform > 0.0
+            && apart >= FAR_APART * apart_uniform
+    };
     let mut best: Option<(f32, f32, Sampling, Vec<Member>)> = None;
     for (p90, seen, apart, sampling, members) in tried {
-        if p90 > UNIFORM_SLACK * uniform + 1.0 && !sees_more(p90, seen) {
+        if !slack(p90) && !sees_more(p90, seen) && !far_apart(p90, seen, apart) {
             continue;
         }
         let better = best
@@ -2652,6 +2676,11 @@ fn chosen(
         // a coarser one beats a lattice that reads tiles twice.
         let finer = even && finer_cover(&x.1, &best.1);
         let coarser = even && !whole && finer_cover(&best.1, &x.1);
+        tracing::debug!(
+            "alternative {}x{}: fit {f:.3} against {fit:.3}, one tile a cell {one}, finer {finer}, coarser {coarser}",
+            x.1.rows,
+            x.1.cols
+        );
         if f >= fit + p.better_fit || finer || coarser {
             whole = one;
             fit = f;
@@ -3004,7 +3033,56 @@ fn one_tile_a_cell(board: &Board, excess: f64) -> bool {
     let down = &mut (1..rows)
         .flat_map(|r| (0..cols).map(move |c| (r, c)))
         .map(|(r, c)| (board.get(r - 1, c), board.get(r, c)));
-    repeats(across) && repeats(down)
+    repeats(across) && repeats(down) && !lines_twice(board, chance)
+}
+
+/// True when neighbouring lines of tiles (every cell a tile) are the very
+/// same line more often than chance allows: fewer than one board in
+/// [`TWICE_ODDS`] dealt at random (each cell's colour drawn with the
+/// board's frequencies, so a pair of lines `n` long is the same with
+/// `chance^n`) would show as many. A lattice at 2/3 of the row pitch reads
+/// every other row of tiles twice and little else: its neighbouring cells
+/// repeat no more than a board of three colours does by chance, its
+/// neighbouring rows do (synthetic seed 9360: 5 rows of 4 tiles read as
+/// 8, three pairs of rows alike).
+fn lines_twice(board: &Board, chance: f64) -> bool {
+    let (rows, cols) = (board.rows(), board.cols());
+    let tile = |r: usize, c: usize| board.get(r, c) <= 9;
+    let twice = |lines: usize, len: usize, at: &dyn Fn(usize, usize) -> (usize, usize)| {
+        let full = |i: usize| {
+            (0..len).all(|j| {
+                let (r, c) = at(i, j);
+                tile(r, c)
+            })
+        };
+        let (mut pairs, mut same) = (0usize, 0usize);
+        for i in 1..lines {
+            if full(i - 1) && full(i) {
+                pairs += 1;
+                same += usize::from((0..len).all(|j| {
+                    let (a, b) = (at(i - 1, j), at(i, j));
+                    board.get(a.0, a.1) == board.get(b.0, b.1)
+                }));
+            }
+        }
+        same >= 2 && binomial_tail(pairs, same, chance.powi(len as i32)) < 1.0 / TWICE_ODDS
+    };
+    twice(rows, cols, &|i, j| (i, j)) || twice(cols, rows, &|i, j| (j, i))
+}
+
+/// See [`lines_twice`].
+const TWICE_ODDS: f64 = 1000.0;
+
+/// The chance of `k` or more successes in `n` trials of chance `p`.
+fn binomial_tail(n: usize, k: usize, p: f64) -> f64 {
+    let mut term = (1.0 - p).powi(n as i32);
+    let mut below = 0.0;
+    for i in 0..k.min(n + 1) {
+        below += term;
+        // From P(X = i) to P(X = i + 1).
+        term *= (n - i) as f64 / (i + 1) as f64 * p / (1.0 - p).max(f64::MIN_POSITIVE);
+    }
+    (1.0 - below).max(0.0)
 }
 
 /// See [`finer_cover`]: a lattice this much coarser than another along an
@@ -3586,11 +3664,16 @@ fn trimmed(
         // when the odds against one side are four times [`CONFINED_ODDS`]
         // or more (a 3x6 board's first column: 1 in 36). (When `bare`, the lattice
         // was refused whole or has lost lines already: what it ran into is
-        // cut away as before.)
+        // cut away as before; but not the tiles of a lattice of blobs,
+        // each a tile seen whole and alike: a board's top row with one
+        // piece of a colour of its own, refused as mostly empty, lost that
+        // row and read a line short, synthetic seed 2282.)
         let area = ((r1 - r0) * (c1 - c0)) as f64;
         let all_tiles = tiles(r0, r1, c0, c1);
         let unlikely = |tiles: usize, cells: usize| {
-            bare || tiles == 0 || (area / cells as f64).powi(tiles as i32) >= SIDES * CONFINED_ODDS
+            (bare && !found.from_blobs)
+                || tiles == 0
+                || (area / cells as f64).powi(tiles as i32) >= SIDES * CONFINED_ODDS
         };
         let apart = |(a0, a1, b0, b1): (usize, usize, usize, usize),
                      (i0, i1, j0, j1): (usize, usize, usize, usize)| {
@@ -3849,7 +3932,18 @@ fn extended(
                 inner.1 > 6.0
                     || (new.1 <= 12.0 && delta_e(new.0, inner.0) <= opts.params.empty_distance)
             };
-            if tiles && tiles_vary(&line) && parted() {
+            // A line of one colour is taken when its tiles look like that
+            // colour's tiles inside, corners and symbols alike: the tiles of
+            // a board with hardly a gap merge into one blob with their
+            // neighbours of the same colour, and the lattice of the others
+            // stopped short of them (synthetic seed 9238: the top row of a
+            // 5x3 board, three of one colour). A bar of that colour is
+            // plain where the tiles are not.
+            let varied_or_alike = || {
+                tiles_vary(&line)
+                    || like_its_tiles(img, &next, (rows, before), opts.params.split_distance)
+            };
+            if tiles && varied_or_alike() && parted() {
                 cur = next;
                 grown = true;
                 refit = true;
@@ -3965,6 +4059,86 @@ fn beyond_read(
     };
     Some((next, line))
 }
+
+/// True when each tile of the new outer line of `next` (a lattice grown by
+/// one line, [`beyond_read`]) looks like the tiles of its colour inside:
+/// over [`CELL_GRID`] points across each cell's pitch, the inside tiles of
+/// its colour (two or more) agree on a pattern (the median at each point)
+/// that departs from its own middle by more than the split distance at
+/// [`PATTERN_POINTS`] points or more (corners showing the backdrop, a
+/// symbol), and the new tile shows that pattern within the split distance
+/// at four in five of those points. Tiles that fill their pitch with one
+/// flat colour have no pattern: nothing tells them from a bar.
+fn like_its_tiles(
+    img: &RgbImage,
+    next: &Calibration,
+    (rows, before): (bool, bool),
+    split: f32,
+) -> bool {
+    let Ok(cells) = read_cells(img, next) else {
+        return false;
+    };
+    let (n_rows, n_cols) = (next.rows, next.cols);
+    let outer = |i: usize| {
+        let (r, c) = (i / n_cols, i % n_cols);
+        if rows {
+            r == if before { 0 } else { n_rows - 1 }
+        } else {
+            c == if before { 0 } else { n_cols - 1 }
+        }
+    };
+    let g = &next.grid;
+    let (px, py) = (g.pitch_x(), g.pitch_y());
+    let step = |k: usize| (k as f64 / (CELL_GRID - 1) as f64 - 0.5) * 0.8;
+    let points = |i: usize| -> Option<Vec<Lab>> {
+        let (cx, cy) = next.cell_centre(Cell::at(i, n_cols));
+        (0..CELL_GRID * CELL_GRID)
+            .map(|k| {
+                lab_at(
+                    img,
+                    cx + step(k % CELL_GRID) * px,
+                    cy + step(k / CELL_GRID) * py,
+                )
+            })
+            .collect()
+    };
+    let middle = CELL_GRID * CELL_GRID / 2;
+    let new: Vec<usize> = (0..cells.len()).filter(|&i| outer(i)).collect();
+    new.iter().all(|&i| {
+        let v = cells[i].value;
+        if v > 9 {
+            return true;
+        }
+        let inside: Vec<Vec<Lab>> = (0..cells.len())
+            .filter(|&j| !outer(j) && cells[j].value == v)
+            .filter_map(points)
+            .collect();
+        let Some(mine) = points(i) else {
+            return false;
+        };
+        if inside.len() < 2 {
+            return false;
+        }
+        let pattern: Vec<Lab> = (0..mine.len())
+            .map(|k| median_lab(&inside.iter().map(|p| p[k]).collect::<Vec<Lab>>()))
+            .collect();
+        let marked: Vec<usize> = (0..pattern.len())
+            .filter(|&k| delta_e(pattern[k], pattern[middle]) > split)
+            .collect();
+        let shown = marked
+            .iter()
+            .filter(|&&k| delta_e(mine[k], pattern[k]) <= split)
+            .count();
+        marked.len() >= PATTERN_POINTS && 5 * shown >= 4 * marked.len()
+    })
+}
+
+/// See [`like_its_tiles`]: points a side of the grid across a cell.
+const CELL_GRID: usize = 5;
+
+/// See [`like_its_tiles`]: the fewest points of a tile colour's pattern
+/// that depart from its middle.
+const PATTERN_POINTS: usize = 3;
 
 /// [`beyond_read`]'s line as the values read.
 fn beyond(
@@ -6560,6 +6734,25 @@ mod tests {
     }
 
     #[test]
+    fn binomial_tail_against_a_sum() {
+        let choose = |n: u64, k: u64| (0..k).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64);
+        for (n, k, p) in [
+            (7usize, 3usize, 0.021f64),
+            (10, 0, 0.5),
+            (10, 10, 0.5),
+            (5, 2, 0.3),
+            (4, 6, 0.2),
+        ] {
+            let sum: f64 = (k..=n)
+                .map(|i| {
+                    choose(n as u64, i as u64) * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32)
+                })
+                .sum();
+            assert!((binomial_tail(n, k, p) - sum).abs() < 1e-9, "{n} {k} {p}");
+        }
+    }
+
+    #[test]
     fn one_tile_a_cell_tells_repeated_tiles_and_gap_lines() {
         let one = |t: &str| one_tile_a_cell(&t.parse().expect("board text"), 0.2);
         // Random tiles of four colours.
@@ -6571,6 +6764,12 @@ mod tests {
         assert!(!one("0123/0123/2301/2301/1032/1032"));
         // Extra rows on the gaps between rows of tiles.
         assert!(!one("0120/..../1102/2122/..../0212"));
+        // 2/3 of the row pitch on five rows of three colours: every other
+        // row twice, the neighbouring cells alike no more than by chance.
+        assert!(!one("0001/0001/2012/0101/0101/0221/2010/2010"));
+        assert!(one("0001/1001/2012/0101/1101/0221/2010/1010"));
+        // Lines alike by chance on a narrow board of two colours.
+        assert!(one("010/010/101/101/011"));
     }
 
     #[test]
