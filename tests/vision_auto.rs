@@ -641,6 +641,18 @@ fn near_colours_rows_read_twice_and_rows_of_one_colour() {
     }
 }
 
+/// Lattices of blobs whose tiles carry symbols near another colour fit
+/// them (`footprints` in `vision::calibrate`: a point most tiles of a
+/// colour disagree at is drawn on them): 5014 (circles with symbols on a
+/// grey panel, fitted 0.57) and 3267 were refused.
+#[test]
+fn symbols_drawn_alike_do_not_unfit_a_lattice_of_blobs() {
+    for seed in [5014, 3267] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
 /// A board refused whole keeps the tiles of its lattice of blobs: 2282
 /// (8x3, its top row mostly empty) lost that row, whose one piece had a
 /// colour of its own, and read 7x3. Now refused.
