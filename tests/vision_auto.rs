@@ -653,6 +653,19 @@ fn symbols_drawn_alike_do_not_unfit_a_lattice_of_blobs() {
     }
 }
 
+/// Cells read as empty whose rim shows a tile colour at three in eight of
+/// its points (`pieces_read_as_empty`): a marker over the middle of a
+/// small tile, blurred to the backdrop's colour (9249: two red diamonds
+/// read as holes), and lattices off their boards (10134 read 5x7 for 8x5,
+/// 10150 3x7 for 9x3, their holes on tiles). Refused now, not wrong.
+#[test]
+fn holes_with_a_tile_round_them_are_refused() {
+    for seed in [9249, 10134, 10150] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.refused, 1, "seed {seed}: {note}");
+    }
+}
+
 /// A board refused whole keeps the tiles of its lattice of blobs: 2282
 /// (8x3, its top row mostly empty) lost that row, whose one piece had a
 /// colour of its own, and read 7x3. Now refused.

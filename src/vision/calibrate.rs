@@ -3408,7 +3408,8 @@ pub(super) fn read_found(
 
 /// Where a hole in the board shows the backdrop, it does so across the
 /// whole tile: a cell read as empty whose rim (a ring at [`RIM`] of the
-/// tile) shows a tile colour of the palette is a piece on a tile whose
+/// tile) shows a tile colour of the palette (as a whole, or at
+/// [`RIM_SHARE`] of its points) is a piece on a tile whose
 /// middle happens to match the backdrop (white discs on the squares of a
 /// Reversi board beside a white window), and the board read from it is
 /// wrong. Refused when most of two or more such cells do.
@@ -3424,11 +3425,28 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
     let on_tiles = empties
         .iter()
         .filter(|&&cell| {
-            let Some(lab) = rim_colour(img, cal, cell) else {
-                return false;
+            let tile = |lab: Lab| {
+                nearest_reference(&refs, lab)
+                    .is_some_and(|(v, d)| v != EMPTY && d <= cal.palette.threshold)
             };
-            nearest_reference(&refs, lab)
-                .is_some_and(|(v, d)| v != EMPTY && d <= cal.palette.threshold)
+            // The rim as a whole, or a good part of its points: a marker
+            // drawn over the middle of a small tile (a white cross on a red
+            // diamond, blurred to the light backdrop's pink) covers part of
+            // the rim too, and the rim's colour is a mix.
+            let points = rim_points(img, cal, cell);
+            // A point nearer a tile colour than any other, and well away
+            // from the empty colours (a shade of the tile: shading, blur).
+            let off_empty = |lab: Lab| {
+                nearest_reference(&refs, lab).is_some_and(|(v, _)| v != EMPTY)
+                    && cal
+                        .palette
+                        .empty
+                        .iter()
+                        .all(|e| delta_e(lab, *e) > 2.0 * cal.palette.threshold)
+            };
+            let on_tile = points.iter().filter(|&&lab| off_empty(lab)).count();
+            rim_colour(img, cal, cell).is_some_and(tile)
+                || (!points.is_empty() && RIM_SHARE * points.len() as f64 <= on_tile as f64)
         })
         .count();
     (2 * on_tiles > empties.len()).then(|| {
@@ -3591,15 +3609,24 @@ const HOLE_GAP: f64 = 0.15;
 /// The robust colour of a cell's rim (16 points on a ring at [`RIM`] of the
 /// tile), when any of it is in the picture.
 fn rim_colour(img: &RgbImage, cal: &Calibration, cell: Cell) -> Option<Lab> {
+    let labs = rim_points(img, cal, cell);
+    (!labs.is_empty()).then(|| robust_centre(&labs).0)
+}
+
+/// The colours of a cell's rim's points ([`rim_colour`]) in the picture.
+fn rim_points(img: &RgbImage, cal: &Calibration, cell: Cell) -> Vec<Lab> {
     let (w, h) = (cal.grid.cell_width, cal.grid.cell_height);
     let (cx, cy) = cal.cell_centre(cell);
-    let labs: Vec<Lab> = Sampling::ring(RIM, 16, 0.0)
+    Sampling::ring(RIM, 16, 0.0)
         .points
         .iter()
         .filter_map(|p| lab_at(img, cx + p[0] * w, cy + p[1] * h))
-        .collect();
-    (!labs.is_empty()).then(|| robust_centre(&labs).0)
+        .collect()
 }
+
+/// See [`pieces_read_as_empty`]: the share of a rim's points showing a tile
+/// colour that says a piece is there.
+const RIM_SHARE: f64 = 0.375;
 
 /// The ring, in tile sizes, on which [`pieces_read_as_empty`] looks at the
 /// rim of a cell read as empty: inside the tile, outside what is drawn on it.
