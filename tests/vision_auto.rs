@@ -666,6 +666,15 @@ fn holes_with_a_tile_round_them_are_refused() {
     }
 }
 
+/// A lattice at a third of the pitch reads blocks of 3x3 cells alike
+/// (`blocks_of_one_tile`): refused, so the lattice of blobs is read
+/// instead (seed 11137: 9x15 for 3x5, squares with symbols).
+#[test]
+fn blocks_of_cells_alike_give_way_to_the_tiles() {
+    let (t, note) = run_case(11137);
+    assert_eq!(t.right, t.total, "seed 11137: {note}");
+}
+
 /// A board refused whole keeps the tiles of its lattice of blobs: 2282
 /// (8x3, its top row mostly empty) lost that row, whose one piece had a
 /// colour of its own, and read 7x3. Now refused.

@@ -5587,6 +5587,14 @@ fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionEr
             board.cols()
         )));
     }
+    if let Some(k) = blocks_of_one_tile(board) {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice reads blocks of {k}x{k} cells alike: a lattice at 1/{k} of the \
+             tiles' pitch",
+            board.rows(),
+            board.cols()
+        )));
+    }
     if flat_areas(board) {
         return Err(VisionError::NoBoard(format!(
             "a {}x{} lattice reads two areas of one colour each: a panel on its backdrop, not tiles",
@@ -5803,6 +5811,45 @@ fn every_other_line(board: &Board) -> bool {
 
 /// The tiles a board needs before [`every_other_line`] judges it.
 const HALF_PITCH_TILES: usize = 4;
+
+/// `Some(k)` when the board, cut into blocks of `k`x`k` cells at some
+/// offset (`k` 2 to 4), has [`BLOCKS`] or more blocks of tiles only and
+/// three in four of them read one colour (but for one cell of a block of
+/// 9 or 16: a symbol in the tile's middle): a lattice at `1/k` of the
+/// tiles' pitch, each tile read `k`x`k` times (synthetic seed 11137: a 3x5
+/// board of squares with symbols read 9x15). Dealt tiles fill a block of
+/// four alike at odds of 1 in 8 with two colours, far less with more.
+fn blocks_of_one_tile(board: &Board) -> Option<usize> {
+    let (rows, cols) = (board.rows(), board.cols());
+    (2..=4usize).find(|&k| {
+        let odd = usize::from(k >= 3);
+        (0..k).any(|oy| {
+            (0..k).any(|ox| {
+                let (mut full, mut alike) = (0usize, 0usize);
+                for by in (oy..rows).step_by(k).take_while(|&y| y + k <= rows) {
+                    for bx in (ox..cols).step_by(k).take_while(|&x| x + k <= cols) {
+                        let block: Vec<u8> = (by..by + k)
+                            .flat_map(|r| (bx..bx + k).map(move |c| board.get(r, c)))
+                            .collect();
+                        if block.iter().any(|&v| v > 9) {
+                            continue;
+                        }
+                        full += 1;
+                        let most = (0..=9u8)
+                            .map(|v| block.iter().filter(|&&x| x == v).count())
+                            .max()
+                            .unwrap_or(0);
+                        alike += usize::from(most + odd >= k * k);
+                    }
+                }
+                full >= BLOCKS && 4 * alike >= 3 * full
+            })
+        })
+    })
+}
+
+/// See [`blocks_of_one_tile`]: the fewest blocks of tiles it judges.
+const BLOCKS: usize = 6;
 
 /// `Some("row")` (or `"column"`) when a board with no empty cell reads one
 /// colour along every row (every column), but for `?` cells and one odd
@@ -6796,6 +6843,24 @@ mod tests {
         // A finer lattice elsewhere in the picture (text, a bar).
         let away = lattice(3, 12, (400.0, 600.0), (15.0, 15.0));
         assert!(!finer_cover(&away, &coarse));
+    }
+
+    #[test]
+    fn blocks_of_one_tile_tell_a_lattice_too_fine() {
+        let blocks = |t: &str| blocks_of_one_tile(&t.parse().expect("board text"));
+        // Seed 11137's 3x5 board read at a third of its pitch: each tile
+        // 3x3 cells, its middle the symbol's colour.
+        let fine = "000000000111111/0.00.00.0121121/000000000111111/\
+                    333111111333333/343121121343343/333111111333333/\
+                    111333333111000/1213433431210.0/111333333111000";
+        assert_eq!(blocks(fine), Some(3));
+        // Half the pitch, one row of cells off the blocks.
+        assert_eq!(blocks("0123/0011/0011/2233/2233/1100/1100"), Some(2));
+        // Dealt boards, and a board of two colours with clusters.
+        assert_eq!(blocks("0123/2301/1032/3210/0213/1302"), None);
+        assert_eq!(blocks("001101/001100/110011/110101/001010/010110"), None);
+        // Empty cells are no blocks of tiles.
+        assert_eq!(blocks("..../..../..../..../0101/1010"), None);
     }
 
     #[test]
