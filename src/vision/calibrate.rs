@@ -3230,14 +3230,17 @@ fn footprints(
     // (Not for any lattice: the board of pieces framed on its backdrop
     // (`read_sparse`) then took Iagno's discs at half size, their dark rims
     // drawn alike, on a lattice two columns short.)
-    let drawn = |v: u8, k: usize| {
-        if !backdrop {
-            return false;
+    let mut of_colour = [(0usize, [0usize; POINTS]); 10];
+    for (v, points) in &seen {
+        let (n, off) = &mut of_colour[*v as usize];
+        *n += 1;
+        for (k, point) in points.iter().enumerate() {
+            off[k] += usize::from(*point == Some(false));
         }
-        let of_v = || seen.iter().filter(|t| t.0 == v);
-        let n = of_v().count();
-        let off = of_v().filter(|t| t.1[k] == Some(false)).count();
-        n >= DRAWN_TILES && 3 * off >= 2 * n
+    }
+    let drawn = |v: u8, k: usize| {
+        let (n, off) = of_colour[v as usize];
+        backdrop && n >= DRAWN_TILES && 3 * off[k] >= 2 * n
     };
     let (mut agree, mut disagree) = (0usize, 0usize);
     let (mut tiles_agree, mut tiles) = (0usize, 0usize);
@@ -3445,7 +3448,8 @@ fn pieces_read_as_empty(img: &RgbImage, cal: &Calibration, board: &Board) -> Opt
                         .all(|e| delta_e(lab, *e) > 2.0 * cal.palette.threshold)
             };
             let on_tile = points.iter().filter(|&&lab| off_empty(lab)).count();
-            rim_colour(img, cal, cell).is_some_and(tile)
+            let whole = (!points.is_empty()).then(|| robust_centre(&points).0);
+            whole.is_some_and(tile)
                 || (!points.is_empty() && RIM_SHARE * points.len() as f64 <= on_tile as f64)
         })
         .count();
@@ -3935,7 +3939,7 @@ fn extended(
             if !may_grow(&cur, opts, rows) {
                 continue;
             }
-            let Some((next, read)) = beyond_read(img, &cur, rows, before) else {
+            let Some((next, read, cells)) = beyond_read(img, &cur, rows, before) else {
                 continue;
             };
             let line: Vec<u8> = read.iter().map(|c| c.value).collect();
@@ -4006,7 +4010,12 @@ fn extended(
             // plain where the tiles are not.
             let varied_or_alike = || {
                 tiles_vary(&line)
-                    || like_its_tiles(img, &next, (rows, before), opts.params.split_distance)
+                    || like_its_tiles(
+                        img,
+                        (&next, &cells),
+                        (rows, before),
+                        opts.params.split_distance,
+                    )
             };
             if tiles && varied_or_alike() && parted() {
                 cur = next;
@@ -4092,15 +4101,15 @@ fn may_grow(cal: &Calibration, opts: &CalibrateOptions, rows: bool) -> bool {
 }
 
 /// The calibration grown by one line just beyond its lattice (a row when
-/// `rows`, before the first when `before`, else after the last) and that
-/// line's readings with the calibration's palette; None when the line does
-/// not fit in the picture.
+/// `rows`, before the first when `before`, else after the last), that
+/// line's readings with the calibration's palette and every cell's (in
+/// reading order); None when the line does not fit in the picture.
 fn beyond_read(
     img: &RgbImage,
     cal: &Calibration,
     rows: bool,
     before: bool,
-) -> Option<(Calibration, Vec<CellReading>)> {
+) -> Option<(Calibration, Vec<CellReading>, Vec<CellReading>)> {
     let mut next = cal.clone();
     if rows {
         next.rows += 1;
@@ -4115,14 +4124,23 @@ fn beyond_read(
     }
     next.validate().ok()?;
     let cells = read_cells(img, &next).ok()?;
-    let line: Vec<CellReading> = if rows {
-        let r = if before { 0 } else { next.rows - 1 };
-        (0..next.cols).map(|c| cells[r * next.cols + c]).collect()
-    } else {
-        let c = if before { 0 } else { next.cols - 1 };
-        (0..next.rows).map(|r| cells[r * next.cols + c]).collect()
-    };
-    Some((next, line))
+    let line: Vec<CellReading> = (0..cells.len())
+        .filter(|&i| on_new_line(&next, (rows, before), i))
+        .map(|i| cells[i])
+        .collect();
+    Some((next, line, cells))
+}
+
+/// Whether cell `i` (in reading order) of `next`, a lattice grown by one
+/// line on side (`rows`, `before`) ([`beyond_read`]), lies on that line.
+fn on_new_line(next: &Calibration, (rows, before): (bool, bool), i: usize) -> bool {
+    let (r, c) = (i / next.cols, i % next.cols);
+    match (rows, before) {
+        (true, true) => r == 0,
+        (true, false) => r == next.rows - 1,
+        (false, true) => c == 0,
+        (false, false) => c == next.cols - 1,
+    }
 }
 
 /// True when each tile of the new outer line of `next` (a lattice grown by
@@ -4136,60 +4154,48 @@ fn beyond_read(
 /// flat colour have no pattern: nothing tells them from a bar.
 fn like_its_tiles(
     img: &RgbImage,
-    next: &Calibration,
-    (rows, before): (bool, bool),
+    (next, cells): (&Calibration, &[CellReading]),
+    side: (bool, bool),
     split: f32,
 ) -> bool {
-    let Ok(cells) = read_cells(img, next) else {
-        return false;
-    };
-    let (n_rows, n_cols) = (next.rows, next.cols);
-    let outer = |i: usize| {
-        let (r, c) = (i / n_cols, i % n_cols);
-        if rows {
-            r == if before { 0 } else { n_rows - 1 }
-        } else {
-            c == if before { 0 } else { n_cols - 1 }
-        }
-    };
-    let g = &next.grid;
-    let (px, py) = (g.pitch_x(), g.pitch_y());
-    let step = |k: usize| (k as f64 / (CELL_GRID - 1) as f64 - 0.5) * 0.8;
+    let outer = |i: usize| on_new_line(next, side, i);
+    let pitch = (next.grid.pitch_x(), next.grid.pitch_y());
+    let at = |k: usize| k as f64 / (CELL_GRID - 1) as f64 - 0.5;
     let points = |i: usize| -> Option<Vec<Lab>> {
-        let (cx, cy) = next.cell_centre(Cell::at(i, n_cols));
-        (0..CELL_GRID * CELL_GRID)
-            .map(|k| {
-                lab_at(
-                    img,
-                    cx + step(k % CELL_GRID) * px,
-                    cy + step(k / CELL_GRID) * py,
-                )
-            })
-            .collect()
+        cell_points(img, next, Cell::at(i, next.cols), pitch, at, CELL_GRID).collect()
     };
     let middle = CELL_GRID * CELL_GRID / 2;
-    let new: Vec<usize> = (0..cells.len()).filter(|&i| outer(i)).collect();
-    new.iter().all(|&i| {
-        let v = cells[i].value;
-        if v > 9 {
-            return true;
-        }
+    // Each tile colour's pattern inside (the median at each point) and the
+    // points where it departs from its middle; None with under two tiles.
+    let pattern_of = |v: u8| -> Option<Pattern> {
         let inside: Vec<Vec<Lab>> = (0..cells.len())
             .filter(|&j| !outer(j) && cells[j].value == v)
             .filter_map(points)
             .collect();
+        if inside.len() < 2 {
+            return None;
+        }
+        let pattern = medians_at(&inside);
+        let marked = (0..pattern.len())
+            .filter(|&k| delta_e(pattern[k], pattern[middle]) > split)
+            .collect();
+        Some((pattern, marked))
+    };
+    let mut patterns: Vec<(u8, Option<Pattern>)> = Vec::new();
+    (0..cells.len()).filter(|&i| outer(i)).all(|i| {
+        let v = cells[i].value;
+        if v > 9 {
+            return true;
+        }
+        if !patterns.iter().any(|p| p.0 == v) {
+            patterns.push((v, pattern_of(v)));
+        }
+        let Some((_, Some((pattern, marked)))) = patterns.iter().find(|p| p.0 == v) else {
+            return false;
+        };
         let Some(mine) = points(i) else {
             return false;
         };
-        if inside.len() < 2 {
-            return false;
-        }
-        let pattern: Vec<Lab> = (0..mine.len())
-            .map(|k| median_lab(&inside.iter().map(|p| p[k]).collect::<Vec<Lab>>()))
-            .collect();
-        let marked: Vec<usize> = (0..pattern.len())
-            .filter(|&k| delta_e(pattern[k], pattern[middle]) > split)
-            .collect();
         let shown = marked
             .iter()
             .filter(|&&k| delta_e(mine[k], pattern[k]) <= split)
@@ -4197,6 +4203,10 @@ fn like_its_tiles(
         marked.len() >= PATTERN_POINTS && 5 * shown >= 4 * marked.len()
     })
 }
+
+/// A tile colour's pattern in [`like_its_tiles`]: the median colour at each
+/// point, and the points where it departs from its middle.
+type Pattern = (Vec<Lab>, Vec<usize>);
 
 /// See [`like_its_tiles`]: points a side of the grid across a cell.
 const CELL_GRID: usize = 5;
@@ -4212,7 +4222,7 @@ fn beyond(
     rows: bool,
     before: bool,
 ) -> Option<(Calibration, Vec<u8>)> {
-    let (next, line) = beyond_read(img, cal, rows, before)?;
+    let (next, line, _) = beyond_read(img, cal, rows, before)?;
     Some((next, line.iter().map(|c| c.value).collect()))
 }
 
@@ -5749,27 +5759,27 @@ enum Seen {
 /// circles, squares and stars on one grey) are not alike.
 fn tiles_alike(img: &RgbImage, cal: &Calibration, board: &Board) -> bool {
     let g = &cal.grid;
+    let at = |i: usize| (i as f64 + 0.5) / ALIKE_SIDE as f64 - 0.5;
     let tiles: Vec<Vec<Lab>> = (0..board.rows())
         .flat_map(|r| (0..board.cols()).map(move |c| Cell::new(r, c)))
         .filter(|cell| board.get(cell.row, cell.col) <= 9)
         .map(|cell| {
-            let (cx, cy) = cal.cell_centre(cell);
-            let at = |i: usize| (i as f64 + 0.5) / ALIKE_SIDE as f64 - 0.5;
-            (0..ALIKE_SIDE * ALIKE_SIDE)
-                .map(|k| {
-                    let (x, y) = (at(k % ALIKE_SIDE), at(k / ALIKE_SIDE));
-                    let (x, y) = (cx + 0.8 * x * g.cell_width, cy + 0.8 * y * g.cell_height);
-                    lab_at(img, x, y).unwrap_or([0.0; 3])
-                })
-                .collect()
+            cell_points(
+                img,
+                cal,
+                cell,
+                (g.cell_width, g.cell_height),
+                at,
+                ALIKE_SIDE,
+            )
+            .map(|l| l.unwrap_or([0.0; 3]))
+            .collect()
         })
         .collect();
     if tiles.len() < 2 {
         return false;
     }
-    let medians: Vec<Lab> = (0..ALIKE_SIDE * ALIKE_SIDE)
-        .map(|k| median_lab(&tiles.iter().map(|t| t[k]).collect::<Vec<_>>()))
-        .collect();
+    let medians = medians_at(&tiles);
     let limit = (ALIKE_POINTS * medians.len() as f64) as usize;
     tiles.iter().all(|t| {
         let off = t
@@ -5779,6 +5789,32 @@ fn tiles_alike(img: &RgbImage, cal: &Calibration, board: &Board) -> bool {
             .count();
         off <= limit
     })
+}
+
+/// The colours at `side`² points spread over 0.8 of `span` (a width and a
+/// height) round `cell`'s centre, row by row: point `(i, j)` at `at(i)`,
+/// `at(j)` of that (shares from -0.5 to 0.5); None off the picture.
+fn cell_points<'a>(
+    img: &'a RgbImage,
+    cal: &Calibration,
+    cell: Cell,
+    (w, h): (f64, f64),
+    at: impl Fn(usize) -> f64 + 'a,
+    side: usize,
+) -> impl Iterator<Item = Option<Lab>> + 'a {
+    let (cx, cy) = cal.cell_centre(cell);
+    (0..side * side).map(move |k| {
+        let (x, y) = (at(k % side), at(k / side));
+        lab_at(img, cx + 0.8 * x * w, cy + 0.8 * y * h)
+    })
+}
+
+/// The median colour at each point over `tiles` (each the same points, at
+/// least one tile).
+fn medians_at(tiles: &[Vec<Lab>]) -> Vec<Lab> {
+    (0..tiles[0].len())
+        .map(|k| median_lab(&tiles.iter().map(|t| t[k]).collect::<Vec<_>>()))
+        .collect()
 }
 
 /// Points a side of the grid [`tiles_alike`] compares tiles on.
