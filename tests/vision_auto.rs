@@ -653,6 +653,18 @@ fn symbols_drawn_alike_do_not_unfit_a_lattice_of_blobs() {
     }
 }
 
+/// Boards found from faint blobs (`faint_blobs` in `vision::calibrate`,
+/// the last resort) with a popup or two over their tiles: read with those
+/// cells unread, refused before when any was (14058, diamonds whose
+/// finder's lattice lay at half their pitch; 12338; 4014).
+#[test]
+fn boards_of_faint_blobs_may_leave_a_popup_unread() {
+    for seed in [14058, 12338, 4014] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
 /// Cells read as empty whose rim shows a tile colour at three in eight of
 /// its points (`pieces_read_as_empty`): a marker over the middle of a
 /// small tile, blurred to the backdrop's colour (9249: two red diamonds
