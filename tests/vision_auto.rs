@@ -665,6 +665,17 @@ fn boards_of_faint_blobs_may_leave_a_popup_unread() {
     }
 }
 
+/// A lattice found over the board and the header's text above it, the
+/// text's lines read as empty rows (`bare_lines_empty` in
+/// `vision::calibrate`): 13096 read 8x6 for 6x6 and 4028 3x12 for 3x4.
+#[test]
+fn text_above_a_board_is_no_empty_row_of_it() {
+    let (t, note) = run_case(13096);
+    assert_eq!(t.right, t.total, "seed 13096: {note}");
+    let (t, note) = run_case(4028);
+    assert_eq!(t.wrong_size, 0, "seed 4028: {note}");
+}
+
 /// Cells read as empty whose rim shows a tile colour at three in eight of
 /// its points (`pieces_read_as_empty`): a marker over the middle of a
 /// small tile, blurred to the backdrop's colour (9249: two red diamonds

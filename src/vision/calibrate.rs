@@ -4589,6 +4589,9 @@ fn framed(
     // points and may hold a popup.
     let collapse = super::family::collapses(&opts.game);
     let mut look = Emptiness::grained(img, cal, limit);
+    if !bare_lines_empty(img, cal, look)? {
+        return None;
+    }
     let mut cur = cal.clone();
     // The outer line's empty cells and tiles.
     let outer = |cur: &Calibration, rows: bool, before: bool| -> Option<(usize, usize)> {
@@ -4715,6 +4718,35 @@ fn framed(
         }
     }
     Some(cur)
+}
+
+/// Whether the outer lines of lattice `cal` that hold no tile (from each
+/// side in, up to the first line holding one) show the board's empty
+/// colour over most of each cell read as empty ([`empty_throughout`], not
+/// strict: a popup may lie over part of a cell), as a line [`framed`]
+/// grows by must: a lattice found over a board and the header's text
+/// above it reads the text's lines as empty cells (synthetic seed 13096:
+/// 8x6 for 6x6; 4028: 3x12 for 3x4, now refused). Lines inside hold
+/// scattered pieces' neighbours, blurred into them (sparse seed 7331).
+/// `None` when the cells cannot be read.
+fn bare_lines_empty(img: &RgbImage, cal: &Calibration, look: Emptiness) -> Option<bool> {
+    let cells = read_cells(img, cal).ok()?;
+    let (rows, cols) = (cal.rows, cal.cols);
+    let value = |r: usize, c: usize| cells[r * cols + c].value;
+    let bare_row = |r: usize| (0..cols).all(|c| value(r, c) > 9);
+    let bare_col = |c: usize| (0..rows).all(|r| value(r, c) > 9);
+    // The bare lines from each side in, up to the first holding a tile.
+    let top = (0..rows).take_while(|&r| bare_row(r)).count();
+    let bottom = (0..rows).rev().take_while(|&r| bare_row(r)).count();
+    let left = (0..cols).take_while(|&c| bare_col(c)).count();
+    let right = (0..cols).rev().take_while(|&c| bare_col(c)).count();
+    let outer = |r: usize, c: usize| r < top || r + bottom >= rows || c < left || c + right >= cols;
+    Some((0..rows * cols).all(|i| {
+        let (r, c) = (i / cols, i % cols);
+        value(r, c) != EMPTY
+            || !outer(r, c)
+            || empty_throughout(img, cal, Cell::new(r, c), look, false)
+    }))
 }
 
 /// Most a lattice's pitch may change to fill its frame ([`fitted_to_frame`]).
