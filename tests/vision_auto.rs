@@ -676,6 +676,17 @@ fn text_above_a_board_is_no_empty_row_of_it() {
     assert_eq!(t.wrong_size, 0, "seed 4028: {note}");
 }
 
+/// Lattices of uneven pitch whose gaps differ across and down
+/// (`UNEVEN_PITCH` in `vision::calibrate`): 12272 read 4x4 for 3x4, 10159
+/// 6x9 for 4x9; refused now.
+#[test]
+fn lattices_spaced_apart_one_way_only_are_refused() {
+    for seed in [12272, 10159] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.refused, 1, "seed {seed}: {note}");
+    }
+}
+
 /// Cells read as empty whose rim shows a tile colour at three in eight of
 /// its points (`pieces_read_as_empty`): a marker over the middle of a
 /// small tile, blurred to the backdrop's colour (9249: two red diamonds

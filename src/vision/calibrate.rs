@@ -2243,6 +2243,18 @@ pub fn read_auto_free(
             if py > px { "wide" } else { "tall" },
         )));
     }
+    let g = &cal.grid;
+    let (sx, sy) = (g.gap_x / px, g.gap_y / py);
+    if opts.finds_grid() && px.max(py) > UNEVEN_PITCH * px.min(py) && (sx - sy).abs() > GAPS_ALIKE {
+        return Err(VisionError::NoBoard(format!(
+            "a {}x{} lattice of {px:.1}x{py:.1} pixels with gaps of {:.0} % and {:.0} % of them: \
+             tiles alike spaced apart on one axis only, a lattice off the tiles' pitch there",
+            cal.rows,
+            cal.cols,
+            100.0 * sx,
+            100.0 * sy
+        )));
+    }
     match pieces_read_as_empty(img, &cal, &reading.board)
         .or_else(|| seamless(img, &cal, &reading.board))
     {
@@ -2312,6 +2324,15 @@ const SEAMLESS_SHARE: f64 = 2.0 / 3.0;
 /// and 15 -> 13 in 7000-7599, nothing read right lost, the dense sets and
 /// real screens unchanged.
 const MAX_PITCH_RATIO: f64 = 1.8;
+
+/// A lattice whose pitches differ by this factor or more and whose gaps,
+/// as shares of them, differ by more than [`GAPS_ALIKE`] is refused
+/// ([`read_auto_free`]): tiles about square, spaced apart across but not
+/// down (or the other way), lie on a lattice off their pitch on that axis
+/// (synthetic seed 12272: 4x4 of 47.7x82.3 pixels, gaps 4 % and 37 %, over
+/// a 3x4 board and the text above it; 10159: 6x9 of 27.9x18.7, gaps 0 %
+/// and 44 %, for 4x9). Games space their tiles alike both ways.
+const UNEVEN_PITCH: f64 = 1.4;
 
 /// [`read_auto_free`] before the check of its empty cells.
 ///
