@@ -5624,6 +5624,11 @@ fn line_gaps(img: &RgbImage, cal: &Calibration, rows: bool, k: usize) -> (Lab, f
 /// right, its columns stand at any height; a well empties from the top), but
 /// the bottom row and the left column must each hold a tile.
 fn plausible(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionError> {
+    checked(board, extent, one_kind).inspect_err(|_| tracing::trace!("refused board {board}"))
+}
+
+/// [`plausible`]'s checks, untraced.
+fn checked(board: &Board, extent: Seen, one_kind: bool) -> Result<(), VisionError> {
     let sized = extent != Seen::Guessed;
     let cells = board.cells();
     let counts = tile_counts(cells);
