@@ -665,6 +665,24 @@ fn boards_of_faint_blobs_may_leave_a_popup_unread() {
     }
 }
 
+/// Boards refused with every sampling ring, read with the cells sampled
+/// over their whole middle (`disc_sampled` in `vision::calibrate`, a last
+/// try): 14090 (diamonds with outlined symbols, learned as 8 colours for
+/// 5), 4101, 10373, 15227. The lattices that try read which were not the
+/// board are refused by their shape (`squarely_spaced`): 4320 and 11191
+/// off square, 9158, 10251 and 14161 spaced apart one way.
+#[test]
+fn cells_sampled_over_their_middle_when_every_ring_fails() {
+    for seed in [14090, 4101, 10373, 15227] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+    for seed in [4320, 11191, 9158, 10251, 14161] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
+    }
+}
+
 /// A lattice found over the board and the header's text above it, the
 /// text's lines read as empty rows (`bare_lines_empty` in
 /// `vision::calibrate`): 13096 read 8x6 for 6x6 and 4028 3x12 for 3x4.

@@ -205,6 +205,18 @@ impl Sampling {
         out
     }
 
+    /// Three rings filling the middle of a tile: 8 points at 14 % of the
+    /// tile size, 12 at 24 % and 16 at 32 %. An outline drawn on the tile
+    /// crosses one ring of them at a time, a minority of the points. Not
+    /// among the [`Sampling::candidates`]; a last try when calibration
+    /// with them finds no board.
+    pub fn disc() -> Self {
+        let mut points = Sampling::ring(0.14, 8, 22.5).points;
+        points.extend(Sampling::ring(0.24, 12, 15.0).points);
+        points.extend(Sampling::ring(0.32, 16, 11.25).points);
+        Sampling { points }
+    }
+
     /// Two rings near the centre: 12 points at 10 % of the tile size and 12
     /// at 20 %. Cut gems (facets of several shades, an outline where their
     /// corners are cut) show their colour best in their middle; not among
