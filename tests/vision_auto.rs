@@ -665,6 +665,19 @@ fn boards_of_faint_blobs_may_leave_a_popup_unread() {
     }
 }
 
+/// Boards whose tiles are found only as the patches inside their symbols'
+/// outlines, each colour its own symbol and size (`loose_blobs` in
+/// `vision::calibrate`, size classes 1.35 wide when every lattice was
+/// refused): 11048 (16x15 diamonds, blurred), 13074, 1337; all refused
+/// before.
+#[test]
+fn tiles_found_by_symbols_of_several_sizes() {
+    for seed in [11048, 13074, 1337] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
 /// Boards refused with every sampling ring, read with the cells sampled
 /// over their whole middle (`disc_sampled` in `vision::calibrate`, a last
 /// try): 14090 (diamonds with outlined symbols, learned as 8 colours for

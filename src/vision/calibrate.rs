@@ -2364,6 +2364,7 @@ fn read_free(
         Err(e) if e.is_no_board() => read_sparse(img, opts)
             .or_else(|| faint_blobs(img, opts))
             .or_else(|| disc_sampled(img, opts, &all))
+            .or_else(|| loose_blobs(img, opts))
             .ok_or(e),
         Ok(first) => Ok(sparse_instead(img, opts, first)),
         read => read,
@@ -2401,6 +2402,31 @@ fn faint_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Readin
         .map(|x| grown(img, opts, x))
         .filter(|x| x.0.board.unknown_count() <= FAINT_UNREAD)
 }
+
+/// When every lattice was refused: the lattices of blobs found with size
+/// classes [`LOOSE_SPREAD`] wide. Outlined symbols fill most of a small
+/// tile (diamonds 26 pixels wide, synthetic seed 11380): the face round
+/// the outline is a broken ring, no blob; the patches inside the outlines
+/// (a disc, a cross, a square, each colour its own) are the tiles' blobs,
+/// 8 to 10 pixels wide, split into classes of too few sites each at the
+/// finder's spread. Held to the bars of [`faint_blobs`].
+fn loose_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Reading, Calibration)> {
+    if opts.find.blobs.size_spread >= LOOSE_SPREAD {
+        return None;
+    }
+    let mut find = opts.find;
+    find.blobs.size_spread = LOOSE_SPREAD;
+    let all = find_candidates(img, find_hints(opts, None), &find).ok()?;
+    let blobs: Vec<&FoundGrid> = all.iter().filter(|f| f.from_blobs).collect();
+    tracing::debug!("{} lattices of blobs of loose classes", blobs.len());
+    first_rescue(img, opts, blobs, 0)
+        .map(|x| grown(img, opts, x))
+        .filter(|x| x.0.board.unknown_count() <= FAINT_UNREAD && squarely_spaced(&x.1.grid))
+}
+
+/// See [`loose_blobs`]: blobs within this factor of a class's size belong
+/// to it.
+const LOOSE_SPREAD: f64 = 1.35;
 
 /// When every lattice was refused with the sampling patterns calibration
 /// chooses from: the lattices again (and those of faint blobs) with the
