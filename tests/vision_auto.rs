@@ -665,6 +665,15 @@ fn boards_of_faint_blobs_may_leave_a_popup_unread() {
     }
 }
 
+/// A lattice over the board and the score bar above it at the board's
+/// pitch, the board alone among the finder's lattices fitting better
+/// (`nested` in `vision::calibrate`): 12001 read 22x22 for 18x12.
+#[test]
+fn a_part_of_the_lattice_fitting_better_is_the_board() {
+    let (t, note) = run_case(12001);
+    assert_eq!(t.right, t.total, "seed 12001: {note}");
+}
+
 /// Boards whose tiles are found only as the patches inside their symbols'
 /// outlines, each colour its own symbol and size (`loose_blobs` in
 /// `vision::calibrate`, size classes 1.35 wide when every lattice was
