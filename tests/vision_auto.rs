@@ -665,6 +665,15 @@ fn boards_of_faint_blobs_may_leave_a_popup_unread() {
     }
 }
 
+/// A 6x3 board of large gems read as pieces on a backdrop at half their
+/// pitch, 13x7 with the lines between them empty but for an unread cell
+/// (`every_other_line` in `vision::calibrate`, now in `read_sparse` too).
+#[test]
+fn pieces_on_every_other_line_are_no_sparse_board() {
+    let (t, note) = run_case(16304);
+    assert_eq!(t.right, t.total, "seed 16304: {note}");
+}
+
 /// A lattice over the board and the score bar above it at the board's
 /// pitch, the board alone among the finder's lattices fitting better
 /// (`nested` in `vision::calibrate`): 12001 read 22x22 for 18x12.

@@ -2673,7 +2673,9 @@ fn blob_pitch_first(all: &mut [FoundGrid]) {
 /// ([`read_framed`]), its tiles fitting their colours as a rescue's must
 /// (`footprint` at least [`ReadParams::rescue_fit`]: a button over a
 /// collapse board's empty area at its game over reads as two tiles of a
-/// blue, 0.93).
+/// blue, 0.93), and not on every other line only ([`every_other_line`]:
+/// synthetic seed 16304, a 6x3 board of large gems read 13x7 at half
+/// their pitch, the lines between them empty).
 ///
 /// Last, the lattices over tiles alike side by side
 /// (`find::few_candidates`: a collapse board with four tiles left, pieces
@@ -2704,6 +2706,7 @@ fn read_sparse(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Readin
                     let cells = r.board.cells();
                     let empty = cells.iter().filter(|&&v| v == EMPTY).count();
                     (!few || 2 * empty > cells.len())
+                        && !every_other_line(&r.board)
                         && footprint(img, c, &r.board, opts.read.reach) >= opts.read.rescue_fit
                 });
             tracing::debug!(
@@ -5993,19 +5996,21 @@ const ALIKE_POINTS: f64 = 0.15;
 
 /// True when a board's tiles (at least [`HALF_PITCH_TILES`]) all lie on
 /// every other row and every other column, the lines between them all
-/// empty (two or more each way): a lattice at half the tiles' pitch, its
+/// empty or unread (two or more each way; synthetic seed 16304, large
+/// gems read at half their pitch, had an unread cell between two): a lattice at half the tiles' pitch, its
 /// lines between theirs falling on the backdrop (Gweled on a phone screen
 /// read 13x13 for 8x8; Five or More's shapes 17x17 for 9x9). Pieces
 /// dealt on a board fall so by chance at odds of about 4^-tiles.
 fn every_other_line(board: &Board) -> bool {
     let (rows, cols) = (board.rows(), board.cols());
     let cells = board.cells();
-    let tiles = cells.iter().filter(|&&v| v != EMPTY).count();
+    let tiles = cells.iter().filter(|&&v| v <= 9).count();
     if tiles < HALF_PITCH_TILES || rows < 5 || cols < 5 {
         return false;
     }
-    let row_empty = |r: usize| (0..cols).all(|c| board.get(r, c) == EMPTY);
-    let col_empty = |c: usize| (0..rows).all(|r| board.get(r, c) == EMPTY);
+    let bare = |v: u8| v == EMPTY || v == UNKNOWN;
+    let row_empty = |r: usize| (0..cols).all(|c| bare(board.get(r, c)));
+    let col_empty = |c: usize| (0..rows).all(|r| bare(board.get(r, c)));
     let parity_empty =
         |n: usize, empty: &dyn Fn(usize) -> bool| (0..2).any(|p| (p..n).step_by(2).all(empty));
     parity_empty(rows, &row_empty) && parity_empty(cols, &col_empty)
@@ -7247,6 +7252,10 @@ mod tests {
         assert!(plausible(&b, Seen::Framed, false).is_err());
         // One tile between the lines: a board.
         assert!(!half("0.1.0.2/...1.../5.5.6.0/......./3.6.4.3"));
+        // An unread cell between the lines is no tile (seed 16304).
+        assert!(half(
+            "......./.0.1?1./......./.0.2.3./......./.2.2.2./......."
+        ));
         // Every other row empty but the columns full: a board emptied in
         // bands (no half pitch across).
         assert!(!half("0120120/......./5156140/......./3164313"));
