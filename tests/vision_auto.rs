@@ -677,10 +677,14 @@ fn pieces_on_every_other_line_are_no_sparse_board() {
 /// A lattice over the board and the score bar above it at the board's
 /// pitch, the board alone among the finder's lattices fitting better
 /// (`nested` in `vision::calibrate`): 12001 read 22x22 for 18x12.
+/// So is a lattice of four times the cells or more fitting better
+/// (`LARGER`): 16152 read a 3x3 of the header's text for its 5x10 board.
 #[test]
 fn a_part_of_the_lattice_fitting_better_is_the_board() {
-    let (t, note) = run_case(12001);
-    assert_eq!(t.right, t.total, "seed 12001: {note}");
+    for seed in [12001, 16152] {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
 }
 
 /// Boards whose tiles are found only as the patches inside their symbols'
