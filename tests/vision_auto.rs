@@ -213,6 +213,14 @@ fn sparse_never_wrong_size(seeds: &[u64]) {
     }
 }
 
+/// Asserts that each seed's screenshot reads exactly right.
+fn read_right(seeds: &[u64]) {
+    for &seed in seeds {
+        let (t, note) = run_case(seed);
+        assert_eq!(t.right, t.total, "seed {seed}: {note}");
+    }
+}
+
 fn run_case(seed: u64) -> (Tally, String) {
     // `SYNTH_HINTS=1`: the board's size is given, as `--rows/--cols` do.
     let sized = std::env::var("SYNTH_HINTS").is_ok();
@@ -516,10 +524,7 @@ fn a_marker_read_as_empty_is_a_popup_on_a_collapse_board() {
 #[test]
 fn small_lattices_give_way_to_the_board_of_pieces() {
     sparse_read_exactly(&[7168, 7134, 7080]);
-    for seed in [4038, 5326, 5315, 5375] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[4038, 5326, 5315, 5375]);
 }
 
 /// Boards mostly empty whose tiles make no lattice of blobs (too few, or
@@ -586,10 +591,7 @@ fn a_colour_only_round_the_edge_is_a_margin() {
         let (t, note) = run_case(seed);
         assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
     }
-    for seed in [2224, 5070] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[2224, 5070]);
 }
 
 /// Coarse lattices over a panel's corner and its backdrop, read as two
@@ -620,10 +622,7 @@ fn cells_twice_as_tall_as_wide_are_no_board() {
 /// 22x22) once a twin 3 % of a pitch off its plain lattice is listed.
 #[test]
 fn refitted_blob_lattices_read_these_boards() {
-    for seed in [1365, 2106, 3122, 4171, 5298, 5346, 6063] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[1365, 2106, 3122, 4171, 5298, 5346, 6063]);
 }
 
 /// Boards of generic screens read right since the thirty-ninth session
@@ -635,10 +634,7 @@ fn refitted_blob_lattices_read_these_boards() {
 /// colour, merged into one blob, now grown as tiles alike: `like_its_tiles`).
 #[test]
 fn near_colours_rows_read_twice_and_rows_of_one_colour() {
-    for seed in [9069, 9372, 9360, 9238] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[9069, 9372, 9360, 9238]);
 }
 
 /// Lattices of blobs whose tiles carry symbols near another colour fit
@@ -647,10 +643,7 @@ fn near_colours_rows_read_twice_and_rows_of_one_colour() {
 /// grey panel, fitted 0.57) and 3267 were refused.
 #[test]
 fn symbols_drawn_alike_do_not_unfit_a_lattice_of_blobs() {
-    for seed in [5014, 3267] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[5014, 3267]);
 }
 
 /// Boards found from faint blobs (`faint_blobs` in `vision::calibrate`,
@@ -659,10 +652,7 @@ fn symbols_drawn_alike_do_not_unfit_a_lattice_of_blobs() {
 /// finder's lattice lay at half their pitch; 12338; 4014).
 #[test]
 fn boards_of_faint_blobs_may_leave_a_popup_unread() {
-    for seed in [14058, 12338, 4014] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[14058, 12338, 4014]);
 }
 
 /// A 6x3 board of large gems read as pieces on a backdrop at half their
@@ -670,8 +660,7 @@ fn boards_of_faint_blobs_may_leave_a_popup_unread() {
 /// (`every_other_line` in `vision::calibrate`, now in `read_sparse` too).
 #[test]
 fn pieces_on_every_other_line_are_no_sparse_board() {
-    let (t, note) = run_case(16304);
-    assert_eq!(t.right, t.total, "seed 16304: {note}");
+    read_right(&[16304]);
 }
 
 /// A lattice over the board and the score bar above it at the board's
@@ -681,10 +670,7 @@ fn pieces_on_every_other_line_are_no_sparse_board() {
 /// (`LARGER`): 16152 read a 3x3 of the header's text for its 5x10 board.
 #[test]
 fn a_part_of_the_lattice_fitting_better_is_the_board() {
-    for seed in [12001, 16152] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[12001, 16152]);
 }
 
 /// Boards whose tiles are found only as the patches inside their symbols'
@@ -694,10 +680,7 @@ fn a_part_of_the_lattice_fitting_better_is_the_board() {
 /// before.
 #[test]
 fn tiles_found_by_symbols_of_several_sizes() {
-    for seed in [11048, 13074, 1337] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[11048, 13074, 1337]);
 }
 
 /// Boards refused with every sampling ring, read with the cells sampled
@@ -708,10 +691,7 @@ fn tiles_found_by_symbols_of_several_sizes() {
 /// off square, 9158, 10251 and 14161 spaced apart one way.
 #[test]
 fn cells_sampled_over_their_middle_when_every_ring_fails() {
-    for seed in [14090, 4101, 10373, 15227] {
-        let (t, note) = run_case(seed);
-        assert_eq!(t.right, t.total, "seed {seed}: {note}");
-    }
+    read_right(&[14090, 4101, 10373, 15227]);
     for seed in [4320, 11191, 9158, 10251, 14161] {
         let (t, note) = run_case(seed);
         assert_eq!(t.wrong_size, 0, "seed {seed}: {note}");
@@ -723,8 +703,7 @@ fn cells_sampled_over_their_middle_when_every_ring_fails() {
 /// `vision::calibrate`): 13096 read 8x6 for 6x6 and 4028 3x12 for 3x4.
 #[test]
 fn text_above_a_board_is_no_empty_row_of_it() {
-    let (t, note) = run_case(13096);
-    assert_eq!(t.right, t.total, "seed 13096: {note}");
+    read_right(&[13096]);
     let (t, note) = run_case(4028);
     assert_eq!(t.wrong_size, 0, "seed 4028: {note}");
 }
@@ -758,8 +737,7 @@ fn holes_with_a_tile_round_them_are_refused() {
 /// instead (seed 11137: 9x15 for 3x5, squares with symbols).
 #[test]
 fn blocks_of_cells_alike_give_way_to_the_tiles() {
-    let (t, note) = run_case(11137);
-    assert_eq!(t.right, t.total, "seed 11137: {note}");
+    read_right(&[11137]);
 }
 
 /// A board refused whole keeps the tiles of its lattice of blobs: 2282

@@ -2395,33 +2395,45 @@ fn faint_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Readin
     }
     let mut find = opts.find;
     find.blobs.edge = FAINT_EDGE;
-    let all = find_candidates(img, find_hints(opts, None), &find).ok()?;
+    blobs_rescued(img, opts, &find, "faint blobs")
+}
+
+/// The lattices of blobs found with the finder's tunables `find`, each
+/// held to a rescue's bar (`first_rescue`), the first taken grown, when it
+/// leaves at most [`FAINT_UNREAD`] cells unread; `what` names them in the
+/// log.
+fn blobs_rescued(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    find: &FindParams,
+    what: &str,
+) -> Option<(super::Reading, Calibration)> {
+    let all = find_candidates(img, find_hints(opts, None), find).ok()?;
     let blobs: Vec<&FoundGrid> = all.iter().filter(|f| f.from_blobs).collect();
-    tracing::debug!("{} lattices of faint blobs", blobs.len());
+    tracing::debug!("{} lattices of {what}", blobs.len());
     first_rescue(img, opts, blobs, 0)
         .map(|x| grown(img, opts, x))
         .filter(|x| x.0.board.unknown_count() <= FAINT_UNREAD)
 }
 
 /// When every lattice was refused: the lattices of blobs found with size
-/// classes [`LOOSE_SPREAD`] wide. Outlined symbols fill most of a small
-/// tile (diamonds 26 pixels wide, synthetic seed 11380): the face round
-/// the outline is a broken ring, no blob; the patches inside the outlines
-/// (a disc, a cross, a square, each colour its own) are the tiles' blobs,
-/// 8 to 10 pixels wide, split into classes of too few sites each at the
-/// finder's spread. Held to the bars of [`faint_blobs`].
+/// classes [`LOOSE_SPREAD`] wide. Where symbols fill much of a tile, the
+/// face round them is a broken ring, no blob, and the patches inside the
+/// symbols (a disc, a cross, a square, each colour its own) are the
+/// tiles' blobs, of several sizes, split into classes of too few sites
+/// each at the finder's spread (synthetic seeds 11048, 16x15 blurred
+/// diamonds, 13074, 1337: read now; 11380, diamonds 26 pixels wide whose
+/// outlined symbols give blobs 8 and 10 wide, still refused: the lattice
+/// found fits its tiles' colours by 0.92 of their points, under a further
+/// rescue's bar). Held to the bars of [`faint_blobs`] and square tiles
+/// ([`squarely_spaced`]).
 fn loose_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Reading, Calibration)> {
     if opts.find.blobs.size_spread >= LOOSE_SPREAD {
         return None;
     }
     let mut find = opts.find;
     find.blobs.size_spread = LOOSE_SPREAD;
-    let all = find_candidates(img, find_hints(opts, None), &find).ok()?;
-    let blobs: Vec<&FoundGrid> = all.iter().filter(|f| f.from_blobs).collect();
-    tracing::debug!("{} lattices of blobs of loose classes", blobs.len());
-    first_rescue(img, opts, blobs, 0)
-        .map(|x| grown(img, opts, x))
-        .filter(|x| x.0.board.unknown_count() <= FAINT_UNREAD && squarely_spaced(&x.1.grid))
+    blobs_rescued(img, opts, &find, "blobs of loose classes").filter(|x| squarely_spaced(&x.1.grid))
 }
 
 /// See [`loose_blobs`]: blobs within this factor of a class's size belong
@@ -2455,7 +2467,20 @@ fn disc_sampled(
     read_among(img, &disc, all)
         .ok()
         .or_else(|| faint_blobs(img, &disc))
-        .filter(|x| squarely_spaced(&x.1.grid))
+        .filter(|x| squarely_spaced(&x.1.grid) && hued_colours(&x.1) >= 2)
+}
+
+/// How many of a calibration's tile colours have a hue ([`HUED`] chroma
+/// or more). Sampled over their whole middle, tiles of one grey told
+/// apart by black and white symbols (Swell Foop's `boringshapes`) read as
+/// greys as far apart as the symbols' shares of ink: the rings refuse
+/// them, [`disc_sampled`] must not read them as colours.
+fn hued_colours(cal: &Calibration) -> usize {
+    cal.palette
+        .colours
+        .iter()
+        .filter(|c| chroma(c.lab) >= HUED)
+        .count()
 }
 
 /// Square tiles spaced alike both ways: pitches within [`SQUARE_PITCH`]
