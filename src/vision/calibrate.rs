@@ -2362,9 +2362,7 @@ fn read_free(
     }
     let read = match read_among(img, opts, &all) {
         Err(e) if e.is_no_board() => read_sparse(img, opts)
-            .or_else(|| faint_blobs(img, opts))
-            .or_else(|| disc_sampled(img, opts, &all))
-            .or_else(|| loose_blobs(img, opts))
+            .or_else(|| last_tries(img, opts, &all))
             .ok_or(e),
         Ok(first) => Ok(sparse_instead(img, opts, first)),
         read => read,
@@ -2381,7 +2379,7 @@ fn read_free(
 
 /// When every lattice was refused: the lattices of blobs found with the
 /// smooth patches split at [`FAINT_EDGE`] in place of the finder's edge,
-/// each held to a rescue's bar (`first_rescue`). A picture dimmed and
+/// each held to a rescue's bar ([`blobs_rescued`] in [`last_tries`]). A picture dimmed and
 /// scaled down (Gweled at 0.6 of its size, three quarters as bright with
 /// four fifths the contrast) has its gems' outlines against the checker
 /// under the finder's edge: they merge with the backdrop, and no lattice
@@ -2389,29 +2387,54 @@ fn read_free(
 /// right are lost to patches split by texture. A last resort, so only a
 /// board with at most [`FAINT_UNREAD`] cells unread: KDiamond dimmed, its
 /// seven colours learned as five, read three cells unknown.
-fn faint_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Reading, Calibration)> {
+fn faint_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Vec<FoundGrid> {
     if opts.find.blobs.edge <= FAINT_EDGE {
-        return None;
+        return Vec::new();
     }
     let mut find = opts.find;
     find.blobs.edge = FAINT_EDGE;
-    blobs_rescued(img, opts, &find, "faint blobs")
+    blobs_found(img, opts, &find, "faint blobs")
 }
 
-/// The lattices of blobs found with the finder's tunables `find`, each
-/// held to a rescue's bar (`first_rescue`), the first taken grown, when it
-/// leaves at most [`FAINT_UNREAD`] cells unread; `what` names them in the
-/// log.
-fn blobs_rescued(
+/// When every lattice was refused (after `read_sparse`), in turn: the
+/// lattices of faint blobs ([`faint_blobs`]), the lattices again and those
+/// of faint blobs with the cells sampled over their whole middle
+/// ([`disc_sampled`]), the lattices of blobs of loose classes
+/// ([`loose_blobs`]). The faint blobs are found once for both tries.
+fn last_tries(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    all: &[FoundGrid],
+) -> Option<(super::Reading, Calibration)> {
+    let faint = faint_blobs(img, opts);
+    blobs_rescued(img, opts, &faint)
+        .or_else(|| disc_sampled(img, opts, all, &faint))
+        .or_else(|| loose_blobs(img, opts))
+}
+
+/// The lattices of blobs found with the finder's tunables `find`; `what`
+/// names them in the log.
+fn blobs_found(
     img: &RgbImage,
     opts: &CalibrateOptions,
     find: &FindParams,
     what: &str,
+) -> Vec<FoundGrid> {
+    let mut all = find_candidates(img, find_hints(opts, None), find).unwrap_or_default();
+    all.retain(|f| f.from_blobs);
+    tracing::debug!("{} lattices of {what}", all.len());
+    all
+}
+
+/// Lattices of blobs found by a last try (`blobs`), each held to a
+/// rescue's bar (`first_rescue`), the first taken grown, when it leaves at
+/// most [`FAINT_UNREAD`] cells unread.
+fn blobs_rescued(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    blobs: &[FoundGrid],
 ) -> Option<(super::Reading, Calibration)> {
-    let all = find_candidates(img, find_hints(opts, None), find).ok()?;
-    let blobs: Vec<&FoundGrid> = all.iter().filter(|f| f.from_blobs).collect();
-    tracing::debug!("{} lattices of {what}", blobs.len());
-    first_rescue(img, opts, blobs, 0)
+    first_rescue(img, opts, blobs.iter().collect(), 0)
         .map(|x| grown(img, opts, x))
         .filter(|x| x.0.board.unknown_count() <= FAINT_UNREAD)
 }
@@ -2433,7 +2456,8 @@ fn loose_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Option<(super::Readin
     }
     let mut find = opts.find;
     find.blobs.size_spread = LOOSE_SPREAD;
-    blobs_rescued(img, opts, &find, "blobs of loose classes").filter(|x| squarely_spaced(&x.1.grid))
+    let blobs = blobs_found(img, opts, &find, "blobs of loose classes");
+    blobs_rescued(img, opts, &blobs).filter(|x| squarely_spaced(&x.1.grid))
 }
 
 /// See [`loose_blobs`]: blobs within this factor of a class's size belong
@@ -2455,6 +2479,7 @@ fn disc_sampled(
     img: &RgbImage,
     opts: &CalibrateOptions,
     all: &[FoundGrid],
+    faint: &[FoundGrid],
 ) -> Option<(super::Reading, Calibration)> {
     if opts.sampling.is_some() {
         return None;
@@ -2466,7 +2491,7 @@ fn disc_sampled(
     tracing::debug!("every lattice refused; sampled over the middle of the cells");
     read_among(img, &disc, all)
         .ok()
-        .or_else(|| faint_blobs(img, &disc))
+        .or_else(|| blobs_rescued(img, &disc, faint))
         .filter(|x| squarely_spaced(&x.1.grid) && hued_colours(&x.1) >= 2)
 }
 
