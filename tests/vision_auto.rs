@@ -673,6 +673,26 @@ fn a_part_of_the_lattice_fitting_better_is_the_board() {
     read_right(&[12001, 16152]);
 }
 
+/// Pictures looked at half size whose tiles show as small blobs only
+/// (faces of gems inside their symbols, under half the pitch): when no
+/// lattice is found at half size, small blobs of any share of the pitch
+/// at whole size (`picture_blob_lattices`). 3241: 19x17 gems of 17
+/// pixels, blurred, read at a pitch 4 % off before and refused; 6261.
+#[test]
+fn small_faces_are_looked_for_at_whole_size_when_half_size_sees_none() {
+    read_right(&[3241, 6261]);
+}
+
+/// A lattice read over UI or part of the board, refused for the tiles
+/// just beyond its sides, is followed by the last tries (`read_last_tries`
+/// in `vision::calibrate`): 12155 (10x10 gems on a checker, whose class
+/// of blobs at half size took in the checker at half their pitch: found
+/// at whole size), 6014, 10235, 14083; all refused before.
+#[test]
+fn last_tries_follow_a_lattice_over_part_of_the_board() {
+    read_right(&[12155, 6014, 10235, 14083]);
+}
+
 /// Boards whose tiles are found only as the patches inside their symbols'
 /// outlines, each colour its own symbol and size (`loose_blobs` in
 /// `vision::calibrate`, size classes 1.35 wide when every lattice was

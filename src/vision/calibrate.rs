@@ -2230,7 +2230,29 @@ pub fn read_auto_free(
     img: &RgbImage,
     opts: &CalibrateOptions,
 ) -> Result<(super::Reading, Calibration), VisionError> {
-    let (reading, cal) = read_free(img, opts)?;
+    whole_picture_checks(img, opts, read_free(img, opts)?)
+}
+
+/// The last tries of [`read_free`] ([`last_tries`]) on their own, held to
+/// the checks of [`read_auto_free`]: for a reading refused after it (its
+/// lattice has tiles just beyond a side: `family::closed`), when the
+/// lattice it took lay over UI or part of the board.
+pub(super) fn read_last_tries(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Result<(super::Reading, Calibration), VisionError> {
+    let all = find_candidates(img, find_hints(opts, None), &opts.find).unwrap_or_default();
+    let read = last_tries(img, opts, &all)
+        .ok_or_else(|| VisionError::NoBoard("no last try read a board".into()))?;
+    whole_picture_checks(img, opts, read)
+}
+
+/// The checks of a reading of [`read_auto_free`] over the whole picture.
+fn whole_picture_checks(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+    (reading, cal): (super::Reading, Calibration),
+) -> Result<(super::Reading, Calibration), VisionError> {
     let (px, py) = (cal.grid.pitch_x(), cal.grid.pitch_y());
     if opts.finds_grid() && px.max(py) > MAX_PITCH_RATIO * px.min(py) {
         return Err(VisionError::NoBoard(format!(
@@ -2400,7 +2422,10 @@ fn faint_blobs(img: &RgbImage, opts: &CalibrateOptions) -> Vec<FoundGrid> {
 /// lattices of faint blobs ([`faint_blobs`]), the lattices again and those
 /// of faint blobs with the cells sampled over their whole middle
 /// ([`disc_sampled`]), the lattices of blobs of loose classes
-/// ([`loose_blobs`]). The faint blobs are found once for both tries.
+/// ([`loose_blobs`]), those of blobs found at whole size
+/// ([`whole_size_blobs`]). The faint blobs are found once for both tries.
+/// Also after a reading refused for tiles beyond its sides
+/// ([`read_last_tries`]).
 fn last_tries(
     img: &RgbImage,
     opts: &CalibrateOptions,
@@ -2410,6 +2435,32 @@ fn last_tries(
     blobs_rescued(img, opts, &faint)
         .or_else(|| disc_sampled(img, opts, all, &faint))
         .or_else(|| loose_blobs(img, opts))
+        .or_else(|| whole_size_blobs(img, opts))
+}
+
+/// When every lattice was refused: the lattices of blobs of a picture the
+/// finder looks at half size ([`reduce_above`](super::blobs::BlobParams::reduce_above)) found at its
+/// whole size. A class of blobs at half size can take in patches of the
+/// backdrop between the tiles, whose pitch is half the tiles' (synthetic
+/// seed 12155: 10x10 gems of 41 pixels on a checker, seen at half size as
+/// 157 blobs half a pitch apart, no lattice); at whole size the gems are
+/// a class of their own. Not among the finder's candidates: a lattice of
+/// the whole cells of a board of holes, found at whole size, outscored
+/// the combs and read its empty cells as a colour (Four in a Row
+/// brightened). Held to the bars of [`faint_blobs`].
+fn whole_size_blobs(
+    img: &RgbImage,
+    opts: &CalibrateOptions,
+) -> Option<(super::Reading, Calibration)> {
+    let pixels = img.width() as f64 * img.height() as f64;
+    let b = &opts.find.blobs;
+    if pixels <= b.reduce_above || pixels > b.small_tiles_up_to {
+        return None;
+    }
+    let mut find = opts.find;
+    find.blobs.reduce_above = f64::INFINITY;
+    let blobs = blobs_found(img, opts, &find, "blobs at whole size");
+    blobs_rescued(img, opts, &blobs)
 }
 
 /// The lattices of blobs found with the finder's tunables `find`; `what`

@@ -15,8 +15,8 @@
 use image::RgbImage;
 
 use super::calibrate::{
-    found_on, frame_within_a_line, open_sides, read_auto_free, read_found, CalibrateOptions,
-    Emptiness,
+    found_on, frame_within_a_line, open_sides, read_auto_free, read_found, read_last_tries,
+    CalibrateOptions, Emptiness,
 };
 use super::find::{FoundGrid, Hints};
 use super::layout::Calibration;
@@ -162,7 +162,12 @@ fn read_sized_any(
         return Ok((reading, cal));
     }
     if sizes.is_empty() {
-        return closed(img, (reading, cal));
+        // Over UI or part of the board: the last tries may find it.
+        return closed(img, (reading, cal)).or_else(|e| {
+            read_last_tries(img, opts)
+                .and_then(|x| closed(img, x))
+                .map_err(|_| e)
+        });
     }
     if let Some(x) = bottom_rows(img, opts, &cal, sizes) {
         return Ok(x);

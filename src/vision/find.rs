@@ -1549,6 +1549,10 @@ const FILLING: f64 = 0.6;
 /// are looked for at full size too, in pictures of up to
 /// [`BlobParams::small_tiles_up_to`] pixels: a large board of small tiles
 /// (15x20 circles of 18 pixels, touching) often has no comb of its own.
+/// Those are blobs filling most of their pitch, unless no lattice was
+/// found at half size: then small blobs of any share of the pitch (the
+/// faces of gems with a symbol, blurred: synthetic seed 3241, 19x17 gems
+/// of 17 pixels whose faces are 9 wide, no comb at their pitch).
 pub fn picture_blob_lattices(img: &RgbImage, params: &FindParams) -> Vec<BlobLattice> {
     let cells = (params.min_cells, params.max_cells);
     let pixels = (img.width() * img.height()) as f64;
@@ -1577,10 +1581,14 @@ pub fn picture_blob_lattices(img: &RgbImage, params: &FindParams) -> Vec<BlobLat
                 near(m.x.pitch, l.x.pitch) && near(m.y.pitch, l.y.pitch) && sites(m) >= sites(l)
             })
         };
+        // Small blobs of any share of the pitch when none at half size.
+        let none_halved = all.is_empty();
         let full: Vec<BlobLattice> = blob_lattices(img, &params.blobs, cells)
             .into_iter()
             .filter(|l| {
-                filling(l) && (l.x.size.min(l.y.size) < unseen || params.halved && missed(l, &all))
+                none_halved && l.x.size.min(l.y.size) < unseen
+                    || filling(l)
+                        && (l.x.size.min(l.y.size) < unseen || params.halved && missed(l, &all))
             })
             .collect();
         all.extend(full);
