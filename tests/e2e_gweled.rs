@@ -169,7 +169,11 @@ fn gridbot_plays_50_gweled_swaps() {
         }
     }
     // The frozen cells (below every clear) only change in a refill cascade.
-    if new_boards > 2 {
+    // Gweled's deals are random: a fresh-clone CI run of 2026-12-02 saw 3
+    // in 50 swaps with no mismatch and an unbroken reading chain (another
+    // run of the same code: 0). A misread taken for a new board breaks
+    // the chain above; more than one in ten swaps is more than the game.
+    if new_boards > SWAPS / 10 {
         problems.push(format!(
             "{new_boards} new boards in {SWAPS} swaps: more than Gweled deals"
         ));
