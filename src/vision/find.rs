@@ -64,6 +64,19 @@
 //!     ([`super::blobs`]), tested as in 7 and marked
 //!     [`FoundGrid::from_blobs`] (the reader always tries them).
 //!
+//! 11. *Edge repeats*: the lag along each axis at which the picture's
+//!     binary edge map best matches itself ([`super::repeat`], a 2D
+//!     autocorrelation at lags of at least six repeats in the picture).
+//!     Where an axis' combs have no comb near that lag, one is added at it,
+//!     and the two axes' repeat combs are paired with each other. A comb
+//!     within 2 % of a strong repeat ([`FindParams::min_repeat`]) is held
+//!     to [`FindParams::repeat_periodicity`]; a lattice with both axes
+//!     vouched for so is judged as `Source::Repeats` (sides held to the
+//!     same, gaps not looked at). Small tiles with symbols (outlined stars
+//!     on 15-pixel diamonds) give profiles whose symbol edges are as strong
+//!     as the tile sides; matched in two dimensions each tile's drawing
+//!     lands on the next one's.
+//!
 //! Pictures of [`FindParams::reduce_above`] pixels or more are searched at
 //! half size first (full size when nothing is found there); the band
 //! ladders, pairings and pair evaluations run in parallel and are merged in
@@ -78,6 +91,7 @@ use rayon::prelude::*;
 use super::blobs::{blob_lattices, few_blob_lattices, BlobAxis, BlobLattice, BlobParams};
 use super::colour::{delta_e, rgb_to_lab, robust_centre, Lab};
 use super::layout::Grid;
+use super::repeat::{edge_repeats, Repeat, Repeats};
 use super::VisionError;
 
 /// Tunables of the grid finder (plain data; `Default` is the preset for
@@ -124,6 +138,11 @@ pub struct FindParams {
     pub max_same: f64,
     /// Least ratio of tooth strength to the strength between teeth.
     pub min_periodicity: f32,
+    /// The least periodicity of a comb at the pitch of a strong edge
+    /// repeat ([`super::repeat`]).
+    pub repeat_periodicity: f32,
+    /// The least prominence of an edge repeat that vouches for a comb.
+    pub min_repeat: f64,
     /// A lattice at half the pitch of the best replaces it when its cells
     /// pass the lattice tests and its score is at least this fraction of
     /// the best's.
@@ -160,6 +179,8 @@ impl Default for FindParams {
             max_mode: 0.7,
             max_same: 0.75,
             min_periodicity: 1.5,
+            repeat_periodicity: 1.2,
+            min_repeat: 0.1,
             finer_score: 0.5,
             reduce_above: 1.2e6,
             halved: false,
@@ -1383,6 +1404,55 @@ fn search(
     for (vertical, list) in found {
         add_combs(if vertical { &mut cx } else { &mut cy }, list);
     }
+    // Combs at the lags where the edge map repeats itself ([`repeat`]): a
+    // board of small tiles with symbols, whose profile has no comb of the
+    // tiles' pitch among the best, or one at half of it.
+    let (mut rx, mut ry): (Vec<Comb>, Vec<Comb>) = (Vec::new(), Vec::new());
+    let reps = edge_repeats(img, (params.min_pitch, params.max_pitch), REPEAT_CELLS, 1);
+    for (vertical, list) in [(true, &reps.x), (false, &reps.y)] {
+        let p = if vertical {
+            edges.x_profile(0, h)
+        } else {
+            edges.y_profile(0, w)
+        };
+        for r in list.iter().filter(|r| r.strength >= params.min_repeat) {
+            let at = FindParams {
+                min_pitch: (r.lag * 0.985).max(params.min_pitch),
+                max_pitch: (r.lag * 1.015).min(params.max_pitch),
+                pitch_step: 0.005,
+                ..*params
+            };
+            let found = combs(&p, &at, 1);
+            tracing::trace!(
+                "repeat vertical {vertical} in {}x{}: lag {:.2} strength {:.3}: {:?}",
+                w,
+                h,
+                r.lag,
+                r.strength,
+                found
+                    .first()
+                    .map(|c| (c.pitch, c.phase, c.k0, c.k1, c.periodicity))
+            );
+            let list = if vertical { &mut rx } else { &mut ry };
+            list.extend(found);
+        }
+    }
+    // Each axis' own list gets a repeat's comb only when it has none near
+    // that pitch (the pairs of a picture whose combs were right stay as
+    // they were); the repeats are paired with each other below.
+    let mut missing = [Vec::new(), Vec::new()];
+    for ((list, new), missing) in [(&mut cx, &rx), (&mut cy, &ry)]
+        .into_iter()
+        .zip(&mut missing)
+    {
+        missing.extend(
+            new.iter()
+                .filter(|c| list.iter().all(|o| (o.pitch / c.pitch - 1.0).abs() >= 0.03))
+                .copied(),
+        );
+        list.extend(missing.iter().copied());
+    }
+    let [missing_x, missing_y] = missing;
     if cx.is_empty() && cy.is_empty() {
         return Err(no_board("no periodic edges (no tile grid) in the picture"));
     }
@@ -1477,6 +1547,14 @@ fn search(
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
+        // The repeats of both axes with each other, when either was
+        // missing from its axis' list (each axis' comb pairs only with the
+        // other axis' combs over its own extent above).
+        .chain(
+            rx.iter()
+                .flat_map(|a| ry.iter().map(|b| (*a, *b)))
+                .filter(|(a, b)| missing_x.contains(a) || missing_y.contains(b)),
+        )
         .collect();
     // Pairs found from both axes (or from the whole picture and a band) are
     // often the same lattice: evaluate each once.
@@ -1499,11 +1577,25 @@ fn search(
         .collect();
     let results: Vec<Result<Vec<FoundGrid>, String>> = pairs
         .par_iter()
-        .map(|(a, b)| evaluate(img, &edges, *a, *b, hints, params))
+        .map(|(a, b)| evaluate(img, &edges, (*a, *b), &reps, hints, params))
         .collect();
     for (r, (a, b)) in results.into_iter().zip(pairs) {
         match r {
-            Ok(mut f) => all.append(&mut f),
+            Ok(mut f) => {
+                for g in &f {
+                    tracing::trace!(
+                        "combs {:.2}@{:.1} x {:.2}@{:.1}: a {}x{} lattice, score {:.1}",
+                        a.pitch,
+                        a.phase,
+                        b.pitch,
+                        b.phase,
+                        g.rows,
+                        g.cols,
+                        g.score
+                    );
+                }
+                all.append(&mut f)
+            }
             Err(e) => {
                 // `--log trace`: why each pair of combs gave no lattice.
                 tracing::trace!(
@@ -1537,6 +1629,16 @@ fn search(
     }
     Ok(all)
 }
+
+/// Edge repeats are looked for at lags the picture holds at least this
+/// many times: the match of a lag seen only a few times says little (the
+/// tiles' own drawing outweighs it), and large tiles have combs of their
+/// own.
+const REPEAT_CELLS: usize = 6;
+
+/// How far (a share of the pitch) a comb may be from an edge repeat's lag
+/// and still be vouched for by it.
+const REPEAT_TOLERANCE: f64 = 0.02;
 
 /// Least size of the blobs, in pitches, of a lattice of small tiles looked
 /// for at full size ([`picture_blob_lattices`]).
@@ -1900,7 +2002,7 @@ fn divided(
     let ca = combs(&pa, &around(small), 1).into_iter().next()?;
     let cb = combs(&pb, &around(b.pitch), 1).into_iter().next()?;
     let (cx, cy) = if vertical { (ca, cb) } else { (cb, ca) };
-    let found = evaluate(img, edges, cx, cy, hints, params).ok()?;
+    let found = evaluate(img, edges, (cx, cy), &Repeats::default(), hints, params).ok()?;
     let count = |g: &FoundGrid| if vertical { g.cols } else { g.rows };
     found
         .into_iter()
@@ -1938,11 +2040,17 @@ fn add_combs(list: &mut Vec<Comb>, new: Vec<Comb>) {
 }
 
 /// Refines one pair of combs to a lattice and tests it.
+///
+/// A comb at the pitch of one of the picture's strong edge `repeats` is
+/// held to [`FindParams::repeat_periodicity`] instead of
+/// [`FindParams::min_periodicity`]: the edge map matching itself at that
+/// lag already says the picture is periodic there (diamonds, whose sides
+/// are not upright, give soft teeth in a profile).
 fn evaluate(
     img: &RgbImage,
     edges: &Edges,
-    cx: Comb,
-    cy: Comb,
+    (cx, cy): (Comb, Comb),
+    repeats: &Repeats,
     hints: Hints,
     params: &FindParams,
 ) -> Result<Vec<FoundGrid>, String> {
@@ -2015,17 +2123,36 @@ fn evaluate(
     let Some((xa, ya)) = result else {
         return Err("no lattice".into());
     };
-    if ca.periodicity < params.min_periodicity || cb.periodicity < params.min_periodicity {
+    let need = |c: &Comb, lags: &[Repeat]| {
+        let repeats = lags.iter().any(|r| {
+            r.strength >= params.min_repeat && (c.pitch / r.lag - 1.0).abs() < REPEAT_TOLERANCE
+        });
+        if repeats {
+            params.repeat_periodicity
+        } else {
+            params.min_periodicity
+        }
+    };
+    let (na, nb) = (need(&ca, &repeats.x), need(&cb, &repeats.y));
+    if ca.periodicity < na || cb.periodicity < nb {
         return Err(format!(
-            "edges are weakly periodic (teeth {:.2}x / {:.2}x the strength between them, need {:.2}x)",
-            ca.periodicity, cb.periodicity, params.min_periodicity
+            "edges are weakly periodic (teeth {:.2}x / {:.2}x the strength between them, need {:.2}x / {:.2}x)",
+            ca.periodicity, cb.periodicity, na, nb
         ));
     }
+    // Vouched for on both axes: the tile sides are held to the lesser
+    // periodicity too, and the gaps are not looked at (see
+    // [`Source::Repeats`]).
+    let source = if na.max(nb) < params.min_periodicity {
+        Source::Repeats
+    } else {
+        Source::Edges
+    };
     let mut found: Vec<FoundGrid> = Vec::new();
     let mut why = String::new();
     for xs in &xa {
         for ys in &ya {
-            match judged(img, edges, *xs, *ys, hints, params, Source::Edges) {
+            match judged(img, edges, *xs, *ys, hints, params, source) {
                 Ok(f) => found.push(f),
                 Err(e) => {
                     tracing::trace!(
@@ -2053,6 +2180,13 @@ enum Source {
     /// The edge combs: trimmed by its edges as well as by its cells, and
     /// held to strong edges at the tile sides.
     Edges,
+    /// The edge combs at the pitches where the picture's edge map repeats
+    /// itself on both axes ([`super::repeat`]): as [`Source::Edges`] with
+    /// the tile sides held to [`FindParams::repeat_periodicity`], and no
+    /// test of the gaps (the tips of diamonds meet across them; a lattice
+    /// half a pitch off, the one that test is for, has its cells on the
+    /// gaps and corners and fails the cell tests).
+    Repeats,
     /// A lattice of equal blobs, each closed by its own edges: no test of
     /// the sides (tiles whose outline is not upright, diamonds or
     /// hexagons, have weak edges at their box sides).
@@ -2076,10 +2210,10 @@ fn judged(
     let (mut xs, mut ys) = (xs, ys);
     let mut cells = match source {
         Source::Blobs | Source::Sparse => sample_blob_cells(img, &xs, &ys, params),
-        Source::Edges => sample_cells(img, &xs, &ys, params),
+        Source::Edges | Source::Repeats => sample_cells(img, &xs, &ys, params),
     };
     trim(&mut cells, &mut xs, &mut ys, hints, params);
-    if source == Source::Edges {
+    if matches!(source, Source::Edges | Source::Repeats) {
         trim_by_edges(edges, &mut cells, &mut xs, &mut ys, hints, params);
     }
     let (xs, ys) = (&xs, &ys);
@@ -2087,6 +2221,7 @@ fn judged(
     let min_sides = match source {
         Source::Blobs | Source::Sparse => 0.0,
         Source::Edges => params.min_periodicity,
+        Source::Repeats => params.repeat_periodicity,
     };
     let scored = match (source, score_lattice(&cells, xs, ys, params)) {
         (Source::Sparse, Err(why)) if SPARSE_REFUSALS.contains(&why) => {
@@ -2097,7 +2232,7 @@ fn judged(
     let scored = scored.and_then(|s| {
         if sides < min_sides {
             Err("weak edges at the tile sides")
-        } else if !gaps_plain(img, &cells, xs, ys, s.2) {
+        } else if source != Source::Repeats && !gaps_plain(img, &cells, xs, ys, s.2) {
             Err("the gaps look like tiles")
         } else {
             Ok(s)

@@ -34,6 +34,7 @@ pub mod find;
 pub mod layout;
 pub mod locate;
 pub mod overlay;
+pub mod repeat;
 pub mod replay;
 pub mod well;
 
