@@ -78,22 +78,24 @@ impl EdgeBits {
                 .max(a[1].abs_diff(b[1]))
                 .max(a[2].abs_diff(b[2]))
         };
-        // Per row (in parallel): each pixel's larger difference to its
-        // right and lower neighbours, and their histogram.
-        let mut grad = vec![0u8; w * h];
-        let hist = grad
-            .par_chunks_mut(w.max(1))
-            .enumerate()
-            .map(|(y, out)| {
+        // Row `y`'s gradients (each pixel's larger difference to its right
+        // and lower neighbours), handed to `f` pixel by pixel.
+        let gradients = |y: usize, f: &mut dyn FnMut(usize, u8)| {
+            let row = &raw[y * w * 3..(y + 1) * w * 3];
+            let below = raw.get((y + 1) * w * 3..(y + 2) * w * 3);
+            for (x, p) in row.chunks_exact(3).enumerate() {
+                let right = row.get(3 * x + 3..3 * x + 6).map_or(0, |q| diff(p, q));
+                let down = below.map_or(0, |b| diff(p, &b[3 * x..3 * x + 3]));
+                f(x, right.max(down));
+            }
+        };
+        // The threshold: the least with at most EDGE_SHARE of the pixels
+        // over it (the gradients computed again below, rather than kept).
+        let hist = (0..h)
+            .into_par_iter()
+            .map(|y| {
                 let mut hist = [0usize; 256];
-                let row = &raw[y * w * 3..(y + 1) * w * 3];
-                let below = raw.get((y + 1) * w * 3..(y + 2) * w * 3);
-                for (x, (g, p)) in out.iter_mut().zip(row.chunks_exact(3)).enumerate() {
-                    let right = row.get(3 * x + 3..3 * x + 6).map_or(0, |q| diff(p, q));
-                    let down = below.map_or(0, |b| diff(p, &b[3 * x..3 * x + 3]));
-                    *g = right.max(down);
-                    hist[*g as usize] += 1;
-                }
+                gradients(y, &mut |_, g| hist[g as usize] += 1);
                 hist
             })
             .reduce(
@@ -103,8 +105,7 @@ impl EdgeBits {
                     a
                 },
             );
-        // The least threshold with at most EDGE_SHARE of the pixels over it.
-        let allowed = (EDGE_SHARE * (w * h) as f64) as usize;
+        let allowed = (EDGE_SHARE * hist.iter().sum::<usize>() as f64) as usize;
         let mut over = 0usize;
         let mut threshold = 255u8;
         for t in (0..255usize).rev() {
@@ -119,22 +120,26 @@ impl EdgeBits {
         let mut bits = vec![0u64; words * h];
         let per_row: Vec<u32> = bits
             .par_chunks_mut(words.max(1))
-            .zip(grad.par_chunks(w.max(1)))
-            .map(|(out, g)| {
+            .enumerate()
+            .map(|(y, out)| {
                 let mut n = 0;
-                for (x, &v) in g.iter().enumerate() {
-                    if v > threshold {
+                gradients(y, &mut |x, g| {
+                    if g > threshold {
                         out[x / 64] |= 1 << (x % 64);
                         n += 1;
                     }
-                }
+                });
                 n
             })
             .collect();
         let mut per_col = vec![0u32; w];
-        for g in grad.chunks(w.max(1)) {
-            for (c, &v) in per_col.iter_mut().zip(g) {
-                *c += u32::from(v > threshold);
+        for row in bits.chunks(words.max(1)) {
+            for (i, &word) in row.iter().enumerate() {
+                let mut m = word;
+                while m != 0 {
+                    per_col[i * 64 + m.trailing_zeros() as usize] += 1;
+                    m &= m - 1;
+                }
             }
         }
         EdgeBits {
