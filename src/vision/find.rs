@@ -1440,19 +1440,15 @@ fn search(
     // Each axis' own list gets a repeat's comb only when it has none near
     // that pitch (the pairs of a picture whose combs were right stay as
     // they were); the repeats are paired with each other below.
-    let mut missing = [Vec::new(), Vec::new()];
-    for ((list, new), missing) in [(&mut cx, &rx), (&mut cy, &ry)]
-        .into_iter()
-        .zip(&mut missing)
-    {
-        missing.extend(
-            new.iter()
-                .filter(|c| list.iter().all(|o| (o.pitch / c.pitch - 1.0).abs() >= 0.03))
-                .copied(),
-        );
-        list.extend(missing.iter().copied());
-    }
-    let [missing_x, missing_y] = missing;
+    let missing = |list: &[Comb], new: &[Comb]| -> Vec<Comb> {
+        new.iter()
+            .filter(|c| list.iter().all(|o| (o.pitch / c.pitch - 1.0).abs() >= 0.03))
+            .copied()
+            .collect()
+    };
+    let (missing_x, missing_y) = (missing(&cx, &rx), missing(&cy, &ry));
+    cx.extend(&missing_x);
+    cy.extend(&missing_y);
     if cx.is_empty() && cy.is_empty() {
         return Err(no_board("no periodic edges (no tile grid) in the picture"));
     }
